@@ -1,0 +1,12 @@
+/* cli.h - the subcommands of the `uir` executable, each `int cmd_X(int argc, char **argv)`
+ * with argv[0] the subcommand's name; each returns the process's exit status. */
+#ifndef UIR_CLI_H
+#define UIR_CLI_H
+
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* Prints `uir: message` for bad usage and returns UIR_EXIT_USAGE. */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,117 @@
+/* main.c - the `uir` command: dispatches to a subcommand (spec section 9). */
+#include "uir_internal.h"
+#include "cli/cli.h"
+#include "test/runner.h"
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: uir COMMAND [OPTIONS] FILE\n"
+	"\n"
+	"commands:\n"
+	"  check FILE            parse and check; print nothing and exit 0 when valid\n"
+	"  run FILE              run the program and print every buffer\n"
+	"  render FILE           print portable C\n"
+	"  render-cuda FILE      print CUDA C++ (kernel-form programs)\n"
+	"  llvm FILE             print the LLVM IR that run executes\n"
+	"  ptx FILE              print PTX through LLVM's NVPTX back end\n"
+	"  compile FILE -o OUT   write an object file exporting `kernel`\n"
+	"  test PATH...          run test programs (see docs/testing.md)\n"
+	"\n"
+	"`uir COMMAND --help` lists a command's options; docs/commands.md has them all.\n";
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "uir%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return UIR_EXIT_USAGE;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "strict", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned flags = 0;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': flags |= UIR_CHECK_STRICT; break;
+		case 'h':
+			printf("usage: uir check [--strict] FILE\n");
+			return 0;
+		default: return usage_error("check", "see 'uir check --help'");
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("check", "expected one FILE");
+	UirProgram *p = uir_load(argv[optind], stderr);
+	if (!p)
+		return UIR_EXIT_ERROR;
+	int n = uir_check(p, flags, stderr);
+	uir_free(p);
+	return n ? UIR_EXIT_ERROR : UIR_EXIT_OK;
+}
+
+static int not_yet(int argc, char **argv)
+{
+	(void)argc;
+	fprintf(stderr, "uir: '%s' is not implemented yet\n", argv[0]);
+	return UIR_EXIT_USAGE;
+}
+
+static int cmd_test(int argc, char **argv)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return usage_error("test", "cannot find the uir executable");
+	self[n] = 0;
+	return uir_test_main(argc - 1, argv + 1, self);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{ "check", cmd_check },
+	{ "run", cmd_run },
+	{ "test", cmd_test },
+	{ "render", not_yet },
+	{ "render-cuda", not_yet },
+	{ "llvm", not_yet },
+	{ "ptx", not_yet },
+	{ "compile", not_yet },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return UIR_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("uir 0.1.0");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "uir: unknown command '%s'\n", argv[1]);
+	fputs(usage, stderr);
+	return UIR_EXIT_USAGE;
+}

@@ -1,0 +1,107 @@
+/* program.c - the public API of include/uir/uir.h: load, check, free, buffer queries. */
+#include "uir_internal.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads a whole file; NULL with errno set on failure. Files over 256 MiB are refused. */
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (cap >= ((size_t)256 << 20)) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			buf = xrealloc(buf, cap *= 2);
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+UirProgram *uir_load(const char *path, FILE *err)
+{
+	UirProgram *p = xcalloc(1, sizeof *p);
+	p->err = err ? err : stderr;
+	p->path = arena_strndup(&p->arena, path, strlen(path));
+	size_t len = 0;
+	char *text = read_file(path, &len);
+	if (!text) {
+		int e = errno;
+		diag(p, (Loc){ 0, 0 }, "E0001", "cannot read the file: %s", strerror(e));
+		uir_free(p);
+		return NULL;
+	}
+	if (memchr(text, 0, len)) {
+		/* a NUL byte: report it as a syntax error at its place */
+		p->src = text;
+		p->srclen = len;
+		size_t at = (size_t)((char *)memchr(text, 0, len) - text);
+		int line = 1, col = 1;
+		for (size_t i = 0; i < at; i++) {
+			if (text[i] == '\n') {
+				line++;
+				col = 1;
+			} else {
+				col++;
+			}
+		}
+		diag(p, (Loc){ line, col }, "E0101", "a NUL byte: this is not a text file");
+		uir_free(p);
+		return NULL;
+	}
+	p->src = text;
+	p->srclen = len;
+	if (!parse_program(p) || !types_program(p)) {
+		uir_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int uir_check(UirProgram *p, unsigned flags, FILE *err)
+{
+	if (err)
+		p->err = err;
+	int before = p->nerrors;
+	check_program(p, flags);
+	p->checked = p->nerrors == before;
+	return p->nerrors - before;
+}
+
+void uir_free(UirProgram *p)
+{
+	if (!p)
+		return;
+	free(p->src);
+	free(p->bufs);
+	free(p->allocs);
+	arena_free(&p->arena);
+	free(p);
+}
+
+int uir_buffer_count(const UirProgram *p) { return p->nbufs; }
+const char *uir_buffer_name(const UirProgram *p, int i) { return p->bufs[i]->name; }
+UirType uir_buffer_type(const UirProgram *p, int i) { return p->bufs[i]->ty; }
+int64_t uir_buffer_size(const UirProgram *p, int i) { return p->bufs[i]->size; }
+const char *uir_first_error(const UirProgram *p) { return p ? p->first_code : ""; }

@@ -1,0 +1,292 @@
+/* uir_internal.h - the structures shared by the stages of uir, and their prototypes,
+ * grouped by the file that owns them (QBE style).
+ *
+ * Pipeline: lex -> parse (with names and scopes) -> types -> check (homes, axes, bounds,
+ * races) -> a back end (interp, render, ...). The checked program is the one structure every
+ * back end reads; facts the checker derives (an alloc's home, a loop's phase) live in it.
+ */
+#ifndef UIR_INTERNAL_H
+#define UIR_INTERNAL_H
+
+#include "uir/uir.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/* An internal bug: report and exit 70 (never a bare assert, which NDEBUG removes). */
+#define unreachable() uir_internal_error(__FILE__, __LINE__, "unreachable")
+_Noreturn void uir_internal_error(const char *file, int line, const char *what);
+
+typedef struct Loc { int line, col; } Loc;
+
+/* ---- arena.c: compiler memory, freed all at once ---- */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct Arena { ArenaBlock *head; } Arena;
+void *arena_alloc(Arena *a, size_t n);          /* zeroed; never NULL (exits 70 on OOM) */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void arena_free(Arena *a);
+void *xmalloc(size_t n);                         /* malloc or exit 70 */
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+
+/* ---- ops.c: the op table (X-macro), one row per op ---- */
+/* Operand classes an op accepts. */
+enum {
+	OK_INT = 1, OK_FLOAT = 2, OK_BOOL = 4,
+	OK_NUM = OK_INT | OK_FLOAT, OK_ALL = OK_INT | OK_FLOAT | OK_BOOL,
+};
+/* Shapes: how the result type follows from the operands. */
+typedef enum {
+	SH_SAME,   /* operands of one type, result that type */
+	SH_CMP,    /* operands of one type, result bool (lane-wise) */
+	SH_SPECIAL /* typed by hand in types.c */
+} OpShape;
+
+/*    name     text      arity accepts  shape     meaning */
+#define UIR_OPS(X) \
+	X(ADD,     "add",     2, OK_NUM,   SH_SAME,  "a + b (ints wrap)") \
+	X(SUB,     "sub",     2, OK_NUM,   SH_SAME,  "a - b (ints wrap)") \
+	X(MUL,     "mul",     2, OK_NUM,   SH_SAME,  "a * b (ints wrap)") \
+	X(DIV,     "div",     2, OK_NUM,   SH_SAME,  "a / b (ints truncate; x/0 = 0, MIN/-1 = MIN)") \
+	X(MOD,     "mod",     2, OK_NUM,   SH_SAME,  "remainder (ints truncate; x%0 = x; floats fmod)") \
+	X(NEG,     "neg",     1, OK_NUM,   SH_SAME,  "-a (ints wrap)") \
+	X(ABS,     "abs",     1, OK_NUM,   SH_SAME,  "|a| (ints wrap, unsigned unchanged)") \
+	X(MIN,     "min",     2, OK_NUM,   SH_SAME,  "smaller; NaN if either is NaN; min -0 +0 = -0") \
+	X(MAX,     "max",     2, OK_NUM,   SH_SAME,  "larger; NaN if either is NaN; max -0 +0 = +0") \
+	X(FMA,     "fma",     3, OK_FLOAT, SH_SAME,  "a*b+c with one rounding") \
+	X(LT,      "lt",      2, OK_NUM,   SH_CMP,   "a < b") \
+	X(LE,      "le",      2, OK_NUM,   SH_CMP,   "a <= b") \
+	X(GT,      "gt",      2, OK_NUM,   SH_CMP,   "a > b") \
+	X(GE,      "ge",      2, OK_NUM,   SH_CMP,   "a >= b") \
+	X(EQ,      "eq",      2, OK_ALL,   SH_CMP,   "a == b") \
+	X(NE,      "ne",      2, OK_ALL,   SH_CMP,   "a != b (true when either is NaN)") \
+	X(AND,     "and",     2, OK_INT | OK_BOOL, SH_SAME, "bitwise / logical and") \
+	X(OR,      "or",      2, OK_INT | OK_BOOL, SH_SAME, "bitwise / logical or") \
+	X(XOR,     "xor",     2, OK_INT | OK_BOOL, SH_SAME, "bitwise / logical xor") \
+	X(NOT,     "not",     1, OK_INT | OK_BOOL, SH_SAME, "bitwise / logical not") \
+	X(SHL,     "shl",     2, OK_INT,   SH_SAME,  "a << (b mod width)") \
+	X(SHR,     "shr",     2, OK_INT,   SH_SAME,  "a >> (b mod width); arithmetic on signed") \
+	X(SELECT,  "select",  3, OK_ALL,   SH_SPECIAL, "c ? a : b") \
+	X(SQRT,    "sqrt",    1, OK_FLOAT, SH_SAME,  "square root, correctly rounded") \
+	X(RECIP,   "recip",   1, OK_FLOAT, SH_SAME,  "1 / a") \
+	X(EXP2,    "exp2",    1, OK_FLOAT, SH_SAME,  "2^a (runtime/uir_math.h)") \
+	X(LOG2,    "log2",    1, OK_FLOAT, SH_SAME,  "log2 a (runtime/uir_math.h)") \
+	X(SIN,     "sin",     1, OK_FLOAT, SH_SAME,  "sine (runtime/uir_math.h)") \
+	X(COS,     "cos",     1, OK_FLOAT, SH_SAME,  "cosine (runtime/uir_math.h)") \
+	X(FLOOR,   "floor",   1, OK_FLOAT, SH_SAME,  "round down") \
+	X(CEIL,    "ceil",    1, OK_FLOAT, SH_SAME,  "round up") \
+	X(TRUNC,   "trunc",   1, OK_FLOAT, SH_SAME,  "round toward zero") \
+	X(CAST,    "cast",    1, OK_ALL,   SH_SPECIAL, "convert to T") \
+	X(BITCAST, "bitcast", 1, OK_INT | OK_FLOAT, SH_SPECIAL, "reinterpret the bits as T") \
+	X(LOAD,    "load",    1, OK_INT,   SH_SPECIAL, "BUF[OFF] (load.K: K lanes)") \
+	X(VEC,     "vec",     -1, OK_INT | OK_FLOAT, SH_SPECIAL, "a vector of the operands") \
+	X(SPLAT,   "splat",   1, OK_INT | OK_FLOAT, SH_SPECIAL, "K copies of a") \
+	X(LANE,    "lane",    1, OK_ALL,   SH_SPECIAL, "lane I of v")
+
+typedef enum {
+#define X(id, text, arity, acc, shape, meaning) OP_##id,
+	UIR_OPS(X)
+#undef X
+	OP_COUNT
+} Op;
+
+typedef struct OpInfo {
+	const char *name;
+	int arity;        /* value operands; -1: variadic (vec) */
+	unsigned accepts; /* OK_* of the operand type */
+	OpShape shape;
+	const char *meaning;
+} OpInfo;
+extern const OpInfo op_info[OP_COUNT];
+int op_lookup(const char *name, size_t len); /* -1 when not an op */
+
+/* Atomic ops of atomic.OP. */
+typedef enum { AT_ADD, AT_MIN, AT_MAX } AtomicOp;
+
+/* ---- types.c helpers on element types ---- */
+bool type_is_int(UirType t);
+bool type_is_signed(UirType t);
+bool type_is_float(UirType t);
+int type_bits(UirType t);
+int type_lookup(const char *name, size_t len); /* -1 when not a type name */
+
+/* A scalar value of any type: ints sign- or zero-extended to 64 bits by their type,
+ * bool 0/1 in u, f32 in f32, f64 in f64. */
+typedef union Scalar { int64_t i; uint64_t u; float f32; double f64; } Scalar;
+
+/* ---- the syntax tree ---- */
+typedef struct Expr Expr;
+typedef struct Stmt Stmt;
+typedef struct Sym Sym;
+typedef struct Mem Mem;
+
+typedef enum { EX_LIT, EX_NAME, EX_OP } ExprKind;
+
+struct Expr {
+	ExprKind kind;
+	Loc loc;
+	/* type after types.c: element type and lanes (1 = scalar) */
+	UirType ty;
+	int lanes;
+	/* EX_OP */
+	Op op;
+	int nargs;
+	Expr **args;
+	int width;       /* K of load.K / splat.K (1 for plain load) */
+	UirType to;      /* target of cast / bitcast */
+	Mem *mem;        /* load: the memory */
+	Loc mem_loc;     /* load: where the memory's name stands */
+	/* EX_NAME */
+	Sym *sym;
+	/* EX_LIT */
+	const char *text;  /* literal text without the type suffix */
+	bool lit_float;    /* float syntax (has '.', exponent, inf or nan) */
+	bool lit_bool;     /* true / false */
+	bool lit_typed;    /* has an explicit :TYPE */
+	UirType lit_type;  /* the explicit type */
+	Scalar val;        /* value in ty after types.c */
+};
+
+typedef enum { SYM_LET, SYM_LOOP, SYM_MEM } SymKind;
+
+struct Sym {
+	const char *name;
+	SymKind kind;
+	Loc loc;
+	Stmt *def;    /* the let or loop statement */
+	Mem *mem;     /* SYM_MEM */
+	int slot;     /* frame slot of a let or loop index (interp) */
+	UirType ty;   /* value type of a let (loop index: i32) */
+	int lanes;
+};
+
+typedef enum { INIT_ZEROS, INIT_FILL, INIT_IOTA, INIT_RANDOM, INIT_LIST, INIT_FILE } InitKind;
+
+struct Mem {
+	const char *name;
+	Loc loc;
+	UirType ty;
+	int64_t size;     /* elements */
+	bool is_alloc;
+	int index;        /* buffers: b0, b1, ...; allocs: 0, 1, ... */
+	Expr *size_lit;
+	/* INIT (buffers) */
+	InitKind init;
+	Loc init_loc;
+	Expr *fill;              /* fill V */
+	Expr *seed;              /* random SEED */
+	Expr *lo, *hi;           /* random SEED LO HI (raw literals) */
+	Expr **list; int nlist;  /* [v0 v1 ...] */
+	const char *path;        /* file "PATH", as written */
+	/* range of random, decoded by types.c */
+	uint64_t rlo, rwidth;    /* ints: LO bits and HI - LO mod 2^64 (0 = 2^64) */
+	double flo, fhi;         /* floats */
+	bool has_range;
+	/* filled by check */
+	Stmt *home;              /* allocs: innermost thread/global loop holding every access */
+	bool used;
+};
+
+typedef enum { ST_BUFFER, ST_ALLOC, ST_LET, ST_STORE, ST_ATOMIC, ST_LOOP, ST_IF } StmtKind;
+typedef enum { AX_NONE, AX_UNROLL, AX_THREAD, AX_GLOBAL, AX_LOCAL } Axis;
+extern const char *const axis_name[];
+
+struct Stmt {
+	StmtKind kind;
+	Loc loc;
+	Stmt *next;       /* next statement of the same block */
+	Stmt *parent;     /* enclosing loop or if; NULL at top level */
+	/* ST_LET: sym, value.  ST_LOOP: sym (index), value (bound) */
+	Sym *sym;
+	Expr *value;
+	/* ST_BUFFER / ST_ALLOC / ST_STORE / ST_ATOMIC */
+	Mem *mem;
+	Loc mem_loc;
+	int width;        /* store.K */
+	AtomicOp aop;
+	Expr *off, *val;
+	/* ST_LOOP */
+	Axis axis;
+	Loc axis_loc;
+	Stmt *body;
+	int64_t bound_lit; /* literal bound, or -1 when not an integer literal */
+	/* ST_IF */
+	Expr *cond;
+	Stmt *then_, *else_;
+	bool in_else;      /* (for children) unused */
+	/* filled by check */
+	int phase;         /* local loops: phase number in its kernel */
+	Stmt *kernel;      /* local loops: their global loop */
+	Mem **homed; int nhomed; /* thread/global loops: allocs whose home this is */
+};
+
+/* ---- the program ---- */
+struct UirProgram {
+	Arena arena;
+	const char *path;      /* as given */
+	char *src;             /* whole text, NUL-terminated */
+	size_t srclen;
+	Stmt *top;             /* top-level statements, declarations included */
+	Mem **bufs; int nbufs;
+	Mem **allocs; int nallocs;
+	int nslots;            /* frame slots of lets and loop indices */
+	FILE *err;
+	char first_code[8];
+	int nerrors;
+	bool checked;
+};
+
+/* ---- diag.c: diagnostics ---- */
+/* Prints `FILE:LINE:COL: error[CODE]: message`, the source line and a caret, and an
+ * optional note; counts the error and records the first code. */
+void diag(UirProgram *p, Loc at, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Deferred diagnostics of a stage, printed sorted by location by diag_flush(). */
+void diag_later(UirProgram *p, Loc at, const char *code, const char *note, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+int diag_flush(UirProgram *p); /* prints and returns the number deferred */
+void diag_discard(void);       /* drops the deferred diagnostics */
+char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- lex.c ---- */
+typedef enum {
+	TK_EOF, TK_NEWLINE, TK_WORD, TK_INT, TK_FLOAT, TK_STRING,
+	TK_LPAREN, TK_RPAREN, TK_LBRACE, TK_RBRACE, TK_LBRACK, TK_RBRACK, TK_EQ, TK_ERROR
+} TokKind;
+
+typedef struct Token {
+	TokKind kind;
+	Loc loc;
+	const char *s;   /* start in the source */
+	int len;         /* whole token, suffix included */
+	int typelen;     /* literals: length of the text before ':' (== len when untyped) */
+} Token;
+
+typedef struct Lexer {
+	UirProgram *p;
+	const char *s;
+	size_t pos;
+	int line, col;
+	int depth;       /* open ( and [ : line breaks inside are ignored */
+} Lexer;
+void lex_init(Lexer *lx, UirProgram *p);
+Token lex_next(Lexer *lx);
+
+/* ---- parse.c ---- */
+bool parse_program(UirProgram *p);  /* false after printing an E01 error */
+
+/* ---- types.c ---- */
+bool types_program(UirProgram *p);  /* false after printing E02 errors */
+bool literal_value(UirProgram *p, Expr *e, UirType ty, Scalar *out); /* E0203 on failure */
+
+/* ---- check.c and check_*.c ---- */
+bool check_program(UirProgram *p, unsigned flags);
+
+/* ---- interp.c ---- */
+typedef struct RunOptions {
+	int threads;
+	bool bounds_check;
+} RunOptions;
+
+#endif

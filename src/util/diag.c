@@ -1,0 +1,135 @@
+/* diag.c - diagnostics: `FILE:LINE:COL: error[CODE]: message`, the source line, a caret. */
+#include "../uir_internal.h"
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Deferred {
+	Loc at;
+	char code[8];
+	char *msg, *note;
+	int seq;
+} Deferred;
+
+static Deferred *deferred;
+static int ndeferred, capdeferred;
+
+char *fmt_str(Arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* Prints the source line of AT with a caret under its column. Tabs are kept so the
+ * caret lines up in a terminal. */
+static void show_line(UirProgram *p, Loc at)
+{
+	if (at.line <= 0 || !p->src)
+		return;
+	const char *s = p->src, *end = p->src + p->srclen;
+	for (int l = 1; l < at.line && s < end; s++)
+		if (*s == '\n')
+			l++;
+	const char *e = s;
+	while (e < end && *e != '\n')
+		e++;
+	FILE *f = p->err;
+	fprintf(f, " %5d | ", at.line);
+	for (const char *c = s; c < e; c++)
+		fputc((*c == '\t' || (unsigned char)*c >= 32) && *c != 127 ? *c : '?', f);
+	fputs("\n       | ", f);
+	for (int i = 1; i < at.col && s + i - 1 < e; i++)
+		fputc(s[i - 1] == '\t' ? '\t' : ' ', f);
+	fputs("^\n", f);
+}
+
+static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const char *note)
+{
+	if (!p->first_code[0])
+		snprintf(p->first_code, sizeof p->first_code, "%s", code);
+	p->nerrors++;
+	if (at.line > 0)
+		fprintf(p->err, "%s:%d:%d: error[%s]: %s\n", p->path, at.line, at.col, code, msg);
+	else
+		fprintf(p->err, "%s: error[%s]: %s\n", p->path, code, msg);
+	show_line(p, at);
+	if (note && *note) {
+		/* each line of the note indented under the caret */
+		const char *s = note;
+		while (*s) {
+			const char *e = strchr(s, '\n');
+			size_t n = e ? (size_t)(e - s) : strlen(s);
+			fprintf(p->err, "       = %.*s\n", (int)n, s);
+			s += n;
+			if (*s == '\n')
+				s++;
+		}
+	}
+}
+
+void diag(UirProgram *p, Loc at, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	emit(p, at, code, msg, NULL);
+}
+
+void diag_later(UirProgram *p, Loc at, const char *code, const char *note, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (ndeferred == capdeferred) {
+		capdeferred = capdeferred ? 2 * capdeferred : 16;
+		deferred = xrealloc(deferred, (size_t)capdeferred * sizeof *deferred);
+	}
+	Deferred *d = &deferred[ndeferred];
+	d->at = at;
+	snprintf(d->code, sizeof d->code, "%s", code);
+	d->msg = arena_strndup(&p->arena, msg, strlen(msg));
+	d->note = note ? arena_strndup(&p->arena, note, strlen(note)) : NULL;
+	d->seq = ndeferred++;
+}
+
+static int by_loc(const void *a, const void *b)
+{
+	const Deferred *x = a, *y = b;
+	if (x->at.line != y->at.line)
+		return x->at.line < y->at.line ? -1 : 1;
+	if (x->at.col != y->at.col)
+		return x->at.col < y->at.col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void diag_discard(void)
+{
+	ndeferred = 0;
+}
+
+int diag_flush(UirProgram *p)
+{
+	int n = ndeferred;
+	qsort(deferred, (size_t)n, sizeof *deferred, by_loc);
+	for (int i = 0; i < n; i++) {
+		/* one diagnostic per place and code: the same access may break a rule twice */
+		if (i > 0 && deferred[i].at.line == deferred[i - 1].at.line &&
+		    deferred[i].at.col == deferred[i - 1].at.col &&
+		    !strcmp(deferred[i].code, deferred[i - 1].code))
+			continue;
+		emit(p, deferred[i].at, deferred[i].code, deferred[i].msg, deferred[i].note);
+	}
+	ndeferred = 0;
+	return n;
+}
