@@ -159,6 +159,7 @@ struct Sym {
 	int slot;     /* frame slot of a let or loop index (interp) */
 	UirType ty;   /* value type of a let (loop index: i32) */
 	int lanes;
+	const char *key; /* loops: identity in normal forms (check/normal.c, fine point 1) */
 };
 
 typedef enum { INIT_ZEROS, INIT_FILL, INIT_IOTA, INIT_RANDOM, INIT_LIST, INIT_FILE } InitKind;
@@ -280,8 +281,18 @@ bool parse_program(UirProgram *p);  /* false after printing an E01 error */
 bool types_program(UirProgram *p);  /* false after printing E02 errors */
 bool literal_value(UirProgram *p, Expr *e, UirType ty, Scalar *out); /* E0203 on failure */
 
-/* ---- check.c and check_*.c ---- */
+/* ---- check/check.c: stages E03, E04, E05; homes ---- */
 bool check_program(UirProgram *p, unsigned flags);
+bool stmt_inside(const Stmt *s, const Stmt *ancestor); /* s is ancestor or below it */
+
+/* ---- check/eval.c: evaluation of i32/bool expressions at check time ---- */
+typedef struct EvalEnv { const Sym *const *syms; const int64_t *vals; int n; } EvalEnv;
+/* Evaluates E (i32 or bool, scalar) made of literals, lets and the loop indices bound in
+ * ENV, exactly as run would (i32 wraps). False when E needs anything else. */
+bool eval_int(const Expr *e, const EvalEnv *env, int64_t *out);
+
+/* ---- check/races.c ---- */
+bool check_races(UirProgram *p, bool strict);
 
 /* ---- interp.c ---- */
 typedef struct RunOptions {

@@ -1,0 +1,737 @@
+/* races.c - the rules that keep threads and blocks apart (spec 8.2; E0501, E0502, E0503).
+ *
+ * Three kinds of checked code, each with a parallel index p:
+ *   phase check:  one local loop, p its thread index, the block's other indices fixed;
+ *   kernel check: a whole global body across its phases, p the block index;
+ *   thread check: a thread loop's body, p the thread index.
+ * For each memory that the code stores into (and that is not private to an iteration of p),
+ * every access must have a unique-number offset (E0501) whose digits determine p (E0502),
+ * and all accesses must share one normal form (E0503). The extensions marked (ours) in the
+ * spec - atomics, one-thread branches, guarded sums, a single iteration - are off under
+ * --strict. A race message names the memory and the accesses and, when the program's sizes
+ * are small enough to enumerate, a pair of iterations that really collide, or says that
+ * none does and the rule is conservative here.
+ */
+#include "normal.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { CK_PHASE, CK_KERNEL, CK_THREAD } CheckKind;
+
+typedef struct Guard { Norm s; int64_t c; } Guard;
+
+#define MAXIFS 32
+
+typedef struct Access {
+	Mem *mem;
+	bool store, atomic;
+	AtomicOp aop;
+	int width;
+	Loc loc;
+	Stmt *stmt;          /* the statement holding it (its context is stmt->parent) */
+	Expr *load;          /* NULL for a store or atomic */
+	Expr *off;
+	Norm norm;
+	const char *onethread; /* in the then-branch of `if (eq p C)`: C's normal form */
+	Guard guards[8];
+	int nguards;
+} Access;
+
+typedef struct Code {
+	UirProgram *p;
+	CheckKind kind;
+	Stmt *root;          /* the parallel loop */
+	const Sym *psym;
+	bool strict;
+	Access *acc;
+	int nacc, cap;
+	NormCtx nc;
+	const Stmt *ifs[MAXIFS];
+	bool thens[MAXIFS];
+	int nifs;
+} Code;
+
+typedef struct Digit {
+	int64_t coef, largest; /* largest -1: unbounded (bound not a literal) */
+	const char *name;
+	const Term *t;         /* NULL for a vector or guarded-sum digit */
+} Digit;
+
+static const char *who(const Code *c) { return c->kind == CK_KERNEL ? "blocks" : c->kind == CK_PHASE ? "threads" : "iterations"; }
+static const char *who1(const Code *c) { return c->kind == CK_KERNEL ? "block" : c->kind == CK_PHASE ? "thread" : "iteration"; }
+static const char *code_name(const Code *c)
+{
+	return c->kind == CK_KERNEL ? "kernel" : c->kind == CK_PHASE ? "phase" : "thread loop";
+}
+
+static bool inside_loop(const Code *c, const Sym *y)
+{
+	return y && y->kind == SYM_LOOP && stmt_inside(y->def, c->root);
+}
+
+static bool is_p(const Code *c, const Sym *y)
+{
+	return y && y->key && c->psym->key && !strcmp(y->key, c->psym->key);
+}
+
+static bool skipped(const Code *c, const Mem *m)
+{
+	return c->kind != CK_PHASE && m->is_alloc && m->home == c->root;
+}
+
+static bool stored_in_code(const Code *c, const Mem *m)
+{
+	for (int i = 0; i < c->nacc; i++)
+		if (c->acc[i].mem == m && c->acc[i].store)
+			return true;
+	return false;
+}
+
+static bool uniform_expr(const Code *c, const Expr *e, bool outside, int depth)
+{
+	if (depth > 200)
+		return false;
+	switch (e->kind) {
+	case EX_LIT:
+		return true;
+	case EX_NAME:
+		if (!e->sym)
+			return false;
+		if (e->sym->kind == SYM_LET)
+			return uniform_expr(c, e->sym->def->value, outside || !stmt_inside(e->sym->def, c->root), depth + 1);
+		return !inside_loop(c, e->sym);
+	case EX_OP:
+		if (e->op == OP_LOAD && !outside && (stored_in_code(c, e->mem) || skipped(c, e->mem)))
+			return false;
+		for (int i = 0; i < e->nargs; i++)
+			if (!uniform_expr(c, e->args[i], outside, depth + 1))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static bool uniform_term(const Code *c, const Term *t)
+{
+	if (t->kind != TM_OPAQUE)
+		return !inside_loop(c, t->index);
+	return uniform_expr(c, t->expr, t->outside, 0);
+}
+
+/* The largest value of a digit term, -1 when its loop's bound is not a literal. */
+static int64_t largest(const Term *t)
+{
+	int64_t n = t->index->def->bound_lit;
+	bool lit = t->index->def->value->kind == EX_LIT;
+	if (lit && n < 1)
+		return 0;
+	switch (t->kind) {
+	case TM_INDEX: return lit ? n - 1 : -1;
+	case TM_DIV: return lit ? (n - 1) / t->d : -1;
+	case TM_MOD: return lit ? (t->d < n ? t->d : n) - 1 : t->d - 1;
+	default: return -1;
+	}
+}
+
+/* ---- collecting accesses ---- */
+
+static void add_access(Code *c, Mem *m, Stmt *at, Expr *load)
+{
+	if (c->nacc == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 32;
+		c->acc = xrealloc(c->acc, (size_t)c->cap * sizeof *c->acc);
+	}
+	Access *a = &c->acc[c->nacc++];
+	memset(a, 0, sizeof *a);
+	a->mem = m;
+	a->stmt = at;
+	a->load = load;
+	a->store = !load;
+	a->atomic = !load && at->kind == ST_ATOMIC;
+	a->aop = at->aop;
+	a->width = load ? load->width : at->width;
+	a->loc = load ? load->loc : at->loc;
+	a->off = load ? load->args[0] : at->off;
+}
+
+/* the enclosing ifs of the current position within the code, kept for later */
+typedef struct IfPath { const Stmt *ifs[MAXIFS]; bool thens[MAXIFS]; int n; } IfPath;
+static IfPath *paths;
+
+static void collect_expr(Code *c, Expr *e, Stmt *at)
+{
+	if (e->kind != EX_OP)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		collect_expr(c, e->args[i], at);
+	if (e->op == OP_LOAD && e->mem) {
+		add_access(c, e->mem, at, e);
+		paths = xrealloc(paths, (size_t)c->cap * sizeof *paths);
+		memcpy(paths[c->nacc - 1].ifs, c->ifs, sizeof c->ifs);
+		memcpy(paths[c->nacc - 1].thens, c->thens, sizeof c->thens);
+		paths[c->nacc - 1].n = c->nifs;
+	}
+}
+
+static void collect(Code *c, Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			collect_expr(c, s->value, s);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			collect_expr(c, s->off, s);
+			collect_expr(c, s->val, s);
+			add_access(c, s->mem, s, NULL);
+			paths = xrealloc(paths, (size_t)c->cap * sizeof *paths);
+			memcpy(paths[c->nacc - 1].ifs, c->ifs, sizeof c->ifs);
+			memcpy(paths[c->nacc - 1].thens, c->thens, sizeof c->thens);
+			paths[c->nacc - 1].n = c->nifs;
+			break;
+		case ST_LOOP:
+			collect_expr(c, s->value, s);
+			collect(c, s->body);
+			break;
+		case ST_IF:
+			collect_expr(c, s->cond, s);
+			if (c->nifs < MAXIFS) {
+				c->ifs[c->nifs] = s;
+				c->thens[c->nifs] = true;
+				c->nifs++;
+				collect(c, s->then_);
+				c->thens[c->nifs - 1] = false;
+				collect(c, s->else_);
+				c->nifs--;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- digits ---- */
+
+static int by_coef(const void *x, const void *y)
+{
+	const Digit *a = x, *b = y;
+	/* unbounded digits sort last among equals so that a tie is still found */
+	return a->coef < b->coef ? -1 : a->coef > b->coef;
+}
+
+/* Whether the digits D[0..n) form a unique number; on failure writes why into MSG. */
+static bool unique_number(Code *c, Digit *d, int n, int64_t c0, char *msg, size_t msglen, bool check_max)
+{
+	qsort(d, (size_t)n, sizeof *d, by_coef);
+	int64_t below = 0; /* the most the smaller digits add up to */
+	for (int i = 0; i < n; i++) {
+		if (d[i].largest < 0 && i != n - 1) {
+			snprintf(msg, msglen, "digit %s has no literal bound, so it may only be the digit with the largest "
+				 "coefficient, but %s has coefficient %lld > %lld", d[i].name, d[n - 1].name,
+				 (long long)d[n - 1].coef, (long long)d[i].coef);
+			return false;
+		}
+		if (i > 0 && d[i].coef == d[i - 1].coef) {
+			snprintf(msg, msglen, "digits %s and %s have the same coefficient %lld", d[i - 1].name, d[i].name,
+				 (long long)d[i].coef);
+			return false;
+		}
+		if (d[i].coef <= below) {
+			/* name the lower digits that overlap */
+			char lower[512];
+			size_t len = 0;
+			lower[0] = 0;
+			for (int j = 0; j < i && len < sizeof lower - 80; j++)
+				len += (size_t)snprintf(lower + len, sizeof lower - len, "%s%s (coefficient %lld, largest %lld)",
+							j ? " + " : "", d[j].name, (long long)d[j].coef, (long long)d[j].largest);
+			snprintf(msg, msglen, "digits overlap: %s can reach %lld, which is not below the coefficient %lld of %s "
+				 "(largest %lld)", lower, (long long)below, (long long)d[i].coef, d[i].name,
+				 (long long)d[i].largest);
+			return false;
+		}
+		if (d[i].largest >= 0) {
+			int64_t v;
+			if (__builtin_mul_overflow(d[i].coef, d[i].largest, &v) || __builtin_add_overflow(below, v, &below)) {
+				snprintf(msg, msglen, "the largest offset is beyond 2^31-1");
+				return false;
+			}
+		}
+	}
+	(void)c;
+	if (check_max) {
+		int64_t top;
+		if (__builtin_add_overflow(c0 > 0 ? c0 : 0, below, &top) || top > INT32_MAX) {
+			snprintf(msg, msglen, "the largest offset, %lld, is beyond 2^31-1 = 2147483647 (it would wrap)",
+				 (long long)(c0 + below));
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A guarded sum (then-branch of `if (lt S C)` / `if (gt C S)`), or false. */
+static bool guard_of(Code *c, const Stmt *ifs, Guard *g)
+{
+	const Expr *e = ifs->cond;
+	if (e->kind != EX_OP || (e->op != OP_LT && e->op != OP_GT) || e->nargs != 2)
+		return false;
+	const Expr *s = e->op == OP_LT ? e->args[0] : e->args[1];
+	const Expr *lim = e->op == OP_LT ? e->args[1] : e->args[0];
+	if (lim->kind != EX_LIT || lim->ty != UIR_I32 || lim->val.i < 1 || s->ty != UIR_I32)
+		return false;
+	Norm n = normalize(&c->nc, s);
+	if (n.bad || n.c0 < 0 || n.n == 0)
+		return false;
+	Digit d[64];
+	int nd = 0;
+	for (int i = 0; i < n.n; i++) {
+		const Term *t = n.v[i].t;
+		if (t->kind == TM_OPAQUE || !inside_loop(c, t->index) || n.v[i].coef <= 0 || largest(t) < 0 || nd == 64)
+			return false;
+		d[nd++] = (Digit){ n.v[i].coef, largest(t), t->key, t };
+	}
+	char msg[256];
+	int64_t top = n.c0;
+	for (int i = 0; i < nd; i++)
+		top += d[i].coef * d[i].largest;
+	if (!unique_number(c, d, nd, n.c0, msg, sizeof msg, true) || top > INT32_MAX)
+		return false;
+	g->s = n;
+	g->c = lim->val.i;
+	return true;
+}
+
+/* C's normal form as text when COND is `eq p C` / `eq C p` with C uniform. */
+static const char *one_thread(Code *c, const Expr *cond)
+{
+	if (cond->kind != EX_OP || cond->op != OP_EQ || cond->nargs != 2 || cond->args[0]->ty != UIR_I32)
+		return NULL;
+	for (int k = 0; k < 2; k++) {
+		Norm x = normalize(&c->nc, cond->args[k]);
+		if (x.bad || x.c0 != 0 || x.n != 1 || x.v[0].coef != 1 || x.v[0].t->kind != TM_INDEX ||
+		    !is_p(c, x.v[0].t->index))
+			continue;
+		Norm cn = normalize(&c->nc, cond->args[1 - k]);
+		if (cn.bad)
+			return NULL;
+		for (int i = 0; i < cn.n; i++)
+			if (!uniform_term(c, cn.v[i].t))
+				return NULL;
+		/* a canonical key: c0 and sorted term keys */
+		char buf[2048];
+		size_t len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)cn.c0);
+		for (int i = 0; i < cn.n && len < sizeof buf - 200; i++)
+			len += (size_t)snprintf(buf + len, sizeof buf - len, "|%lld*%.150s", (long long)cn.v[i].coef,
+						cn.v[i].t->key);
+		return arena_strndup(c->nc.a, buf, len);
+	}
+	return NULL;
+}
+
+/* ---- collisions, for messages ---- */
+
+typedef struct Hit { int64_t off; int64_t pval; int acc; bool used; } Hit;
+
+typedef struct Table { Hit *v; size_t cap; } Table;
+
+static Hit *table_slot(Table *t, int64_t off)
+{
+	size_t h = (size_t)((uint64_t)off * 0x9E3779B97F4A7C15u >> 20) & (t->cap - 1);
+	while (t->v[h].used && t->v[h].off != off)
+		h = (h + 1) & (t->cap - 1);
+	return &t->v[h];
+}
+
+typedef struct Enum {
+	Code *c;
+	Table tab;
+	int pass;          /* 0: record writes; 1: look for a conflict */
+	int acc;           /* the access being enumerated */
+	const Sym *syms[64];
+	int64_t vals[64], bounds[64];
+	bool inside[64];
+	int n;
+	long budget;
+	bool unknown;
+	char *found;
+} Enum;
+
+static int64_t pvalue(Enum *en)
+{
+	for (int i = 0; i < en->n; i++)
+		if (is_p(en->c, en->syms[i]))
+			return en->vals[i];
+	return 0;
+}
+
+static void visit(Enum *en)
+{
+	Code *c = en->c;
+	Access *a = &c->acc[en->acc];
+	EvalEnv env = { en->syms, en->vals, en->n };
+	IfPath *ip = &paths[en->acc];
+	for (int i = 0; i < ip->n; i++) {
+		int64_t v;
+		if (!eval_int(ip->ifs[i]->cond, &env, &v)) {
+			en->unknown = true;
+			return;
+		}
+		if ((v != 0) != ip->thens[i])
+			return;
+	}
+	int64_t off;
+	if (!eval_int(a->off, &env, &off)) {
+		en->unknown = true;
+		return;
+	}
+	int64_t pv = pvalue(en);
+	const char *pn = c->psym->name;
+	for (int k = 0; k < a->width && !en->found; k++) {
+		int64_t o = off + k;
+		Hit *h = table_slot(&en->tab, o);
+		if (en->pass == 0) {
+			if (!a->store)
+				continue;
+			if (!h->used) {
+				*h = (Hit){ o, pv, en->acc, true };
+			} else if (h->pval != pv) {
+				int64_t x = h->pval < pv ? h->pval : pv, y = h->pval < pv ? pv : h->pval;
+				en->found = fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld]", who(c), pn,
+						    (long long)x, pn, (long long)y, a->mem->name, (long long)o);
+			}
+		} else if (!a->store && h->used && h->pval != pv) {
+			en->found = fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld], which %s %s=%lld reads", who1(c), pn,
+					    (long long)h->pval, a->mem->name, (long long)o, who1(c), pn, (long long)pv);
+		}
+	}
+}
+
+static void enum_loops(Enum *en, int i)
+{
+	if (en->found || en->unknown || en->budget <= 0)
+		return;
+	if (i == en->n) {
+		en->budget--;
+		visit(en);
+		return;
+	}
+	if (!en->inside[i]) {
+		en->vals[i] = 0;
+		enum_loops(en, i + 1);
+		return;
+	}
+	for (int64_t v = 0; v < en->bounds[i] && !en->found && !en->unknown && en->budget > 0; v++) {
+		en->vals[i] = v;
+		enum_loops(en, i + 1);
+	}
+}
+
+/* "threads t=0 and t=8 both write tile[0]", "" when no pair collides, NULL if unknown. */
+static const char *collision(Code *c, const Mem *m)
+{
+	Enum en;
+	memset(&en, 0, sizeof en);
+	en.c = c;
+	en.tab.cap = 1 << 16;
+	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
+	en.budget = 1 << 16;
+	size_t filled = 0;
+	for (en.pass = 0; en.pass < 2 && !en.found && !en.unknown; en.pass++) {
+		for (int i = 0; i < c->nacc && !en.found && !en.unknown; i++) {
+			Access *a = &c->acc[i];
+			if (a->mem != m)
+				continue;
+			en.acc = i;
+			en.n = 0;
+			for (Stmt *s = a->stmt->parent; s; s = s->parent) {
+				if (s->kind != ST_LOOP)
+					continue;
+				if (en.n == 64 || s->value->kind != EX_LIT || s->bound_lit < 1) {
+					en.unknown = true;
+					break;
+				}
+				en.syms[en.n] = s->sym;
+				en.bounds[en.n] = s->bound_lit;
+				en.inside[en.n] = stmt_inside(s, c->root);
+				en.n++;
+			}
+			enum_loops(&en, 0);
+			filled += 1;
+		}
+		if (en.budget <= 0)
+			en.unknown = true;
+	}
+	free(en.tab.v);
+	(void)filled;
+	if (en.found)
+		return en.found;
+	return en.unknown ? NULL : "";
+}
+
+static const char *advice(const Code *c, const Mem *m, const char *pair)
+{
+	const char *fix = c->kind == CK_PHASE
+		? "write and read it in different phases (a second local loop), or use a double buffer"
+		: c->kind == CK_KERNEL
+		? "give each block its own part of the memory (a digit of the block index with a large enough coefficient)"
+		: "give each iteration its own part of the memory";
+	if (!pair)
+		return fmt_str(&c->p->arena, "usual rewrite: %s", fix);
+	if (!*pair)
+		return fmt_str(&c->p->arena, "for this program's sizes no two %s touch the same element of %s: the rule is "
+			       "conservative here; usual rewrite: %s", who(c), m->name, fix);
+	return fmt_str(&c->p->arena, "%s\nusual rewrite: %s", pair, fix);
+}
+
+/* ---- the rules ---- */
+
+static const char *acc_desc(Code *c, const Access *a)
+{
+	return fmt_str(&c->p->arena, "%s %s at offset %s (line %d)",
+		       a->atomic ? "atomic" : a->store ? "store to" : "load of", a->mem->name,
+		       norm_text(&c->p->arena, &a->norm), a->loc.line);
+}
+
+/* Unique number (E0501) and, unless EXEMPT_P, digits that determine p (E0502) for one
+ * access. Returns false after reporting. */
+static bool check_access(Code *c, Access *a, bool exempt_p)
+{
+	UirProgram *p = c->p;
+	const char *m = a->mem->name;
+	if (a->norm.bad) {
+		diag_later(p, a->loc, "E0501", advice(c, a->mem, collision(c, a->mem)),
+			   "the offset of %s is too large to be a unique number (beyond 2^31-1)", m);
+		return false;
+	}
+	Digit d[80];
+	int nd = 0;
+	bool has_p = false, has_mod_big = false;
+	int64_t divs[16], mods[16];
+	int ndiv = 0, nmod = 0;
+	int64_t pb = c->psym->def->value->kind == EX_LIT ? c->psym->def->bound_lit : -1;
+	for (int i = 0; i < a->norm.n; i++) {
+		const Term *t = a->norm.v[i].t;
+		int64_t coef = a->norm.v[i].coef;
+		bool digit_like = t->kind != TM_OPAQUE && inside_loop(c, t->index);
+		if (digit_like && coef > 0) {
+			if (nd < 64)
+				d[nd++] = (Digit){ coef, largest(t), term_text(&p->arena, t), t };
+			continue;
+		}
+		if (!digit_like && uniform_term(c, t))
+			continue;
+		const char *why = digit_like ? "has a negative coefficient" : "is neither a digit (a loop index, or its div or "
+			"mod by a literal, times a positive literal) nor uniform (the same for every iteration)";
+		diag_later(p, a->loc, "E0501", advice(c, a->mem, collision(c, a->mem)),
+			   "the offset of %s is not a unique number: the term %s %s", acc_desc(c, a),
+			   term_text(&p->arena, t), why);
+		return false;
+	}
+	/* digits of p, before guards and before dropping zero-range digits */
+	for (int i = 0; i < nd; i++) {
+		if (!is_p(c, d[i].t->index))
+			continue;
+		if (d[i].t->kind == TM_INDEX)
+			has_p = true;
+		else if (d[i].t->kind == TM_MOD && pb >= 0 && d[i].t->d >= pb)
+			has_mod_big = true;
+		if (d[i].t->kind == TM_DIV && ndiv < 16)
+			divs[ndiv++] = d[i].t->d;
+		if (d[i].t->kind == TM_MOD && nmod < 16)
+			mods[nmod++] = d[i].t->d;
+	}
+	/* guarded sums: m * (digits of S) count as one digit of coefficient m, largest C - 1 */
+	for (int g = 0; g < a->nguards; g++) {
+		Guard *gd = &a->guards[g];
+		int64_t mult = 0;
+		int idx[64];
+		bool ok = gd->s.n <= 64;
+		for (int i = 0; i < gd->s.n && ok; i++) {
+			idx[i] = -1;
+			for (int j = 0; j < nd; j++)
+				if (d[j].t && !strcmp(d[j].t->key, gd->s.v[i].t->key))
+					idx[i] = j;
+			if (idx[i] < 0) {
+				ok = false;
+				break;
+			}
+			int64_t cd = d[idx[i]].coef, cs = gd->s.v[i].coef;
+			if (cd % cs != 0 || (mult && cd / cs != mult) || cd / cs <= 0)
+				ok = false;
+			else
+				mult = cd / cs;
+		}
+		if (!ok)
+			continue;
+		for (int i = 0; i < gd->s.n; i++)
+			d[idx[i]].coef = 0; /* removed below */
+		int k = 0;
+		for (int j = 0; j < nd; j++)
+			if (d[j].coef)
+				d[k++] = d[j];
+		nd = k;
+		d[nd++] = (Digit){ mult, gd->c - 1, fmt_str(&p->arena, "the guarded sum (< %lld)", (long long)gd->c), NULL };
+	}
+	if (a->width > 1 && nd < 80)
+		d[nd++] = (Digit){ 1, a->width - 1, fmt_str(&p->arena, "the %d lanes", a->width), NULL };
+	/* digits whose largest value is 0 drop */
+	int k = 0;
+	for (int j = 0; j < nd; j++)
+		if (d[j].largest != 0)
+			d[k++] = d[j];
+	nd = k;
+	char why[1200];
+	if (!unique_number(c, d, nd, a->norm.c0, why, sizeof why, true)) {
+		diag_later(p, a->loc, "E0501", advice(c, a->mem, collision(c, a->mem)),
+			   "the offset of %s is not a unique number: %s", acc_desc(c, a), why);
+		return false;
+	}
+	if (exempt_p || pb == 1)
+		return true;
+	bool pair = false;
+	for (int i = 0; i < ndiv; i++)
+		for (int j = 0; j < nmod; j++)
+			pair |= mods[j] >= divs[i];
+	if (!has_p && !has_mod_big && !pair) {
+		diag_later(p, a->loc, "E0502", advice(c, a->mem, collision(c, a->mem)),
+			   "the offset of %s does not determine %s %s: it needs %s itself, mod %s e with e >= its bound, or "
+			   "both div %s d and mod %s e with e >= d", acc_desc(c, a), who1(c), c->psym->name,
+			   c->psym->name, c->psym->name, c->psym->name, c->psym->name);
+		return false;
+	}
+	return true;
+}
+
+static void check_memory(Code *c, Mem *m)
+{
+	UirProgram *p = c->p;
+	Access *first = NULL;
+	bool any_store = false, all_atomic = true, same_aop = true, any_atomic = false;
+	for (int i = 0; i < c->nacc; i++) {
+		Access *a = &c->acc[i];
+		if (a->mem != m)
+			continue;
+		if (!first)
+			first = a;
+		any_store |= a->store;
+		any_atomic |= a->atomic;
+		all_atomic &= a->atomic;
+		same_aop &= !a->atomic || !first->atomic || a->aop == first->aop;
+	}
+	if (!first || !any_store)
+		return;
+	/* atomics (ours): the same atomic.OP everywhere is exempt; mixing is E0503 */
+	if (any_atomic) {
+		for (int i = 0; i < c->nacc; i++) {
+			Access *a = &c->acc[i];
+			if (a->mem != m)
+				continue;
+			if (a->atomic != first->atomic || a->aop != first->aop) {
+				diag_later(p, a->loc, "E0503", NULL,
+					   "%s is accessed %s in one %s: %s (line %d) and %s (line %d); the order of the updates "
+					   "would change the result", m->name,
+					   a->atomic != first->atomic ? "atomically and not atomically" : "by two different atomic ops",
+					   code_name(c), first->atomic ? "an atomic" : first->store ? "a store" : "a load",
+					   first->loc.line, a->atomic ? "an atomic" : a->store ? "a store" : "a load", a->loc.line);
+				return;
+			}
+		}
+		if (all_atomic && same_aop && !c->strict)
+			return;
+	}
+	/* one-thread branches (ours) */
+	bool one = !c->strict;
+	for (int i = 0; i < c->nacc && one; i++) {
+		Access *a = &c->acc[i];
+		if (a->mem == m)
+			one = a->onethread && !strcmp(a->onethread, first->onethread ? first->onethread : "");
+	}
+	for (int i = 0; i < c->nacc; i++) {
+		Access *a = &c->acc[i];
+		if (a->mem != m)
+			continue;
+		if (!check_access(c, a, one))
+			return;
+	}
+	if (one)
+		return;
+	for (int i = 0; i < c->nacc; i++) {
+		Access *a = &c->acc[i];
+		if (a->mem != m || a == first)
+			continue;
+		if (!norm_equal(&a->norm, &first->norm) || a->width != first->width) {
+			diag_later(p, a->loc, "E0503", advice(c, m, collision(c, m)),
+				   "%s is accessed at two different offsets in one %s: %s and %s", m->name, code_name(c),
+				   acc_desc(c, first), acc_desc(c, a));
+			return;
+		}
+	}
+}
+
+static void run_check(UirProgram *p, CheckKind kind, Stmt *root, bool strict)
+{
+	Code c;
+	memset(&c, 0, sizeof c);
+	c.p = p;
+	c.kind = kind;
+	c.root = root;
+	c.psym = root->sym;
+	c.strict = strict;
+	c.nc.a = &p->arena;
+	c.nc.code = root;
+	/* a single iteration (ours): nothing to keep apart */
+	if (!strict && root->value->kind == EX_LIT && root->bound_lit == 1)
+		return;
+	collect(&c, root->body);
+	for (int i = 0; i < c.nacc; i++) {
+		Access *a = &c.acc[i];
+		a->norm = normalize(&c.nc, a->off);
+		IfPath *ip = &paths[i];
+		for (int k = 0; k < ip->n && !strict; k++) {
+			if (!ip->thens[k])
+				continue;
+			if (!a->onethread)
+				a->onethread = one_thread(&c, ip->ifs[k]->cond);
+			if (a->nguards < 8 && guard_of(&c, ip->ifs[k], &a->guards[a->nguards]))
+				a->nguards++;
+		}
+	}
+	/* every memory once, in order of first access */
+	for (int i = 0; i < c.nacc; i++) {
+		Mem *m = c.acc[i].mem;
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = c.acc[j].mem == m;
+		if (!seen && !skipped(&c, m))
+			check_memory(&c, m);
+	}
+	free(c.acc);
+	free(paths);
+	paths = NULL;
+}
+
+static void find_codes(UirProgram *p, Stmt *s, bool strict)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_IF) {
+			find_codes(p, s->then_, strict);
+			find_codes(p, s->else_, strict);
+		} else if (s->kind == ST_LOOP) {
+			if (s->axis == AX_THREAD)
+				run_check(p, CK_THREAD, s, strict);
+			else if (s->axis == AX_GLOBAL)
+				run_check(p, CK_KERNEL, s, strict);
+			else if (s->axis == AX_LOCAL)
+				run_check(p, CK_PHASE, s, strict);
+			find_codes(p, s->body, strict);
+		}
+	}
+}
+
+bool check_races(UirProgram *p, bool strict)
+{
+	find_codes(p, p->top, strict);
+	return diag_flush(p) == 0;
+}

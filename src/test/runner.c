@@ -1,0 +1,618 @@
+/* runner.c - `uir test`: options, scheduling and reporting (spec section 10).
+ *
+ * The runner collects the tests, keeps its shard of them, and runs up to -j tests at once.
+ * Each test is a sequence of steps (modes.c), each one child process (proc.c); the children
+ * of all running tests are watched by one poll() loop that drains their pipes, notices their
+ * exits through a SIGCHLD self-pipe, and kills a test's current child with its whole process
+ * group when the test passes its time limit. Results are printed as tests finish, one line
+ * each, with a progress line on a terminal; the last line is `N passed, N failed, N skipped`.
+ */
+#include "test_int.h"
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* One test in progress. */
+typedef struct Slot {
+	UtTest *test;    /* NULL when the slot is free */
+	UtStep step;     /* the step running now */
+	char **argv;     /* its command line */
+	UtChild child;
+	double deadline; /* ut_now() seconds; 0 = none */
+} Slot;
+
+/* The whole run. */
+typedef struct Runner {
+	UtConfig cfg;
+	UtTest *tests;
+	int ntests, next, finished, passed, failed, skipped;
+	Slot *slots;
+	FILE *junit;
+	const char *junit_path;
+	bool tty;            /* standard output is a terminal: draw a progress line */
+	size_t progress_len; /* length of the progress line on screen */
+} Runner;
+
+/* The self-pipe that wakes poll() on SIGCHLD and on an interrupt. */
+static int wake_fd[2] = { -1, -1 };
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	if (sig != SIGCHLD)
+		stop_signal = sig;
+	if (wake_fd[1] >= 0) {
+		ssize_t r = write(wake_fd[1], "", 1);
+		(void)r; /* a full pipe already wakes poll() */
+	}
+	errno = saved;
+}
+
+static const int caught[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
+static struct sigaction saved_actions[sizeof caught / sizeof caught[0]];
+
+static int install_signals(void)
+{
+	if (pipe(wake_fd) != 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		fcntl(wake_fd[i], F_SETFD, FD_CLOEXEC);
+		fcntl(wake_fd[i], F_SETFL, fcntl(wake_fd[i], F_GETFL) | O_NONBLOCK);
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+		sigaction(caught[i], &sa, &saved_actions[i]);
+	return 0;
+}
+
+static void restore_signals(void)
+{
+	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+		sigaction(caught[i], &saved_actions[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		if (wake_fd[i] >= 0)
+			close(wake_fd[i]);
+		wake_fd[i] = -1;
+	}
+}
+
+/* ---- options ---- */
+
+static void usage(FILE *f)
+{
+	fputs("usage: uir test [OPTIONS] PATH...\n"
+	      "Runs the .uir tests in the given files and folders (spec section 10).\n"
+	      "\n"
+	      "  -j, --jobs N        run N tests at once (default: the number of cores)\n"
+	      "      --timeout S     fail a test that runs longer than S seconds\n"
+	      "                      (default 60; 0: no limit)\n"
+	      "      --junit FILE    write a JUnit XML report to FILE\n"
+	      "      --shard K/N     run only part K of N of the sorted tests\n"
+	      "      --engine E      pass --engine E to `uir run` (interp, jit, auto)\n"
+	      "  -v, --verbose       print the command and outputs of each failing step\n"
+	      "      --uir PATH      run the checks with this uir binary (to test uir itself)\n"
+	      "  -h, --help          print this help\n"
+	      "\n"
+	      "Exit status: 0 no test failed, 1 a test failed, 64 bad usage.\n", f);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+	fputs("uir test: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'uir test --help'.\n", stderr);
+	return UT_EXIT_USAGE;
+}
+
+/* A whole number from LO to HI, or -1. */
+static long parse_count(const char *s, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi || s[0] == ' ' || s[0] == '+')
+		return -1;
+	return v;
+}
+
+enum { OPT_TIMEOUT = 256, OPT_JUNIT, OPT_SHARD, OPT_ENGINE, OPT_UIR };
+
+static const struct option long_options[] = {
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "junit", required_argument, NULL, OPT_JUNIT },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "uir", required_argument, NULL, OPT_UIR },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+typedef struct Options {
+	int shard_k, shard_n; /* 0, 0 when not sharded */
+	bool help;
+} Options;
+
+/* The option at ARGV[OPTIND - 1] as written, for messages. */
+static const char *option_text(char **argv, int c)
+{
+	static char s[3];
+	if (c > 0 && c < 128) {
+		s[0] = '-';
+		s[1] = (char)c;
+		s[2] = '\0';
+		return s;
+	}
+	return argv[optind - 1];
+}
+
+/* Parses the options into R->cfg and O. Returns 0, or an exit status after a message. */
+static int parse_options(Runner *r, Options *o, int argc, char **argv)
+{
+	long n;
+	optind = 1;
+	opterr = 0;
+	for (;;) {
+		int c = getopt_long(argc, argv, ":j:vh", long_options, NULL);
+		if (c == -1)
+			return 0;
+		switch (c) {
+		case 'j':
+			if ((n = parse_count(optarg, 1, 4096)) < 0)
+				return bad_usage("bad -j value '%s': a whole number of tests, 1 or more",
+				                 optarg);
+			r->cfg.jobs = (int)n;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			errno = 0;
+			double s = strtod(optarg, &end);
+			if (end == optarg || *end || errno || !isfinite(s) || s < 0 || s > 1e9)
+				return bad_usage("bad --timeout value '%s': seconds, 0 for no limit",
+				                 optarg);
+			r->cfg.timeout = s;
+			break;
+		}
+		case OPT_JUNIT:
+			r->junit_path = optarg;
+			break;
+		case OPT_SHARD: {
+			const char *slash = strchr(optarg, '/');
+			char *k = slash ? ut_format("%.*s", (int)(slash - optarg), optarg) : NULL;
+			long kk = k ? parse_count(k, 1, INT_MAX) : -1;
+			long nn = slash ? parse_count(slash + 1, 1, INT_MAX) : -1;
+			free(k);
+			if (kk < 0 || nn < 0 || kk > nn)
+				return bad_usage("bad --shard value '%s': K/N with 1 <= K <= N", optarg);
+			o->shard_k = (int)kk;
+			o->shard_n = (int)nn;
+			break;
+		}
+		case OPT_ENGINE:
+			if (strcmp(optarg, "interp") && strcmp(optarg, "jit") && strcmp(optarg, "auto"))
+				return bad_usage("bad --engine value '%s': interp, jit or auto", optarg);
+			r->cfg.engine = optarg;
+			break;
+		case OPT_UIR:
+			if (access(optarg, X_OK) != 0)
+				return bad_usage("--uir %s: not an executable file", optarg);
+			r->cfg.uir = optarg;
+			break;
+		case 'v':
+			r->cfg.verbose = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case ':':
+			return bad_usage("option '%s' needs a value", option_text(argv, optopt));
+		default:
+			return bad_usage("unknown option '%s'", option_text(argv, optopt));
+		}
+	}
+}
+
+/* ---- output ---- */
+
+static void clear_progress(Runner *r)
+{
+	if (!r->tty || !r->progress_len)
+		return;
+	printf("\r%*s\r", (int)r->progress_len, "");
+	r->progress_len = 0;
+}
+
+static void draw_progress(Runner *r)
+{
+	if (!r->tty)
+		return;
+	int running = 0;
+	for (int i = 0; i < r->cfg.jobs; i++)
+		running += r->slots[i].test != NULL;
+	char line[128];
+	int len = snprintf(line, sizeof line, "[%d/%d] %d failed, %d running", r->finished,
+	                   r->ntests, r->failed, running);
+	if (len < 0)
+		return;
+	int pad = (int)r->progress_len > len ? (int)r->progress_len - len : 0;
+	printf("\r%s%*s", line, pad, "");
+	if (pad)
+		printf("\r%s", line);
+	r->progress_len = (size_t)len;
+	fflush(stdout);
+}
+
+/* Prints TEXT with every line indented, for -v. */
+static void print_indented(const char *text, size_t len)
+{
+	const char *p = text, *stop = text + len;
+	while (p < stop) {
+		const char *e = memchr(p, '\n', (size_t)(stop - p));
+		size_t n = e ? (size_t)(e - p) : (size_t)(stop - p);
+		printf("    %.*s\n", (int)n, p);
+		p += n + 1;
+	}
+}
+
+/* Decides a finished test's result and prints its line. */
+static void report(Runner *r, UtTest *t)
+{
+	clear_progress(r);
+	if (t->fail) {
+		t->result = UT_FAIL;
+		r->failed++;
+		printf("FAIL %s: %s\n", t->path, t->fail);
+		if (r->cfg.verbose && t->detail.len)
+			print_indented(t->detail.data, t->detail.len);
+	} else if (t->skips.len || !t->plan) {
+		t->result = UT_SKIP;
+		r->skipped++;
+		printf("SKIP %s: %s", t->path, t->skips.len ? t->skips.data : t->notes.data);
+		if (t->skips.len && t->notes.len)
+			printf(" (not run: %s)", t->notes.data);
+		putchar('\n');
+	} else {
+		t->result = UT_PASS;
+		r->passed++;
+		if (t->notes.len)
+			printf("PASS %s (not run: %s)\n", t->path, t->notes.data);
+		else
+			printf("PASS %s\n", t->path);
+	}
+	r->finished++;
+	fflush(stdout);
+}
+
+/* ---- running the tests ---- */
+
+static void finish(Runner *r, Slot *s)
+{
+	UtTest *t = s->test;
+	t->elapsed = ut_now() - t->start;
+	ut_test_cleanup(t);
+	free(t->run_out);
+	t->run_out = NULL;
+	ut_spec_free(&t->spec);
+	s->test = NULL;
+	report(r, t);
+}
+
+/* Starts the first step of S's test after AFTER (-1: the first); finishes the test when
+ * there is none or it cannot start. */
+static void start_step(Runner *r, Slot *s, int after)
+{
+	UtTest *t = s->test;
+	int step = after + 1;
+	while (step < UT_NSTEPS && !(t->plan & (1u << step)))
+		step++;
+	if (step >= UT_NSTEPS) {
+		finish(r, s);
+		return;
+	}
+	s->step = (UtStep)step;
+	s->argv = ut_step_argv(&r->cfg, t, s->step);
+	if (!s->argv) {
+		finish(r, s);
+		return;
+	}
+	char *why = NULL;
+	if (ut_spawn(&s->child, s->argv, &why) != 0) {
+		t->fail = ut_format("%s: %s", ut_step_name(s->step), why);
+		free(why);
+		ut_argv_free(s->argv);
+		s->argv = NULL;
+		finish(r, s);
+	}
+}
+
+static void start_test(Runner *r, Slot *s, UtTest *t)
+{
+	s->test = t;
+	t->start = ut_now();
+	s->deadline = r->cfg.timeout > 0 ? t->start + r->cfg.timeout : 0;
+	ut_plan(&r->cfg, t);
+	if (t->fail)
+		finish(r, s);
+	else
+		start_step(r, s, -1);
+}
+
+/* The current step's child is done: judge it and go on. */
+static void step_done(Runner *r, Slot *s)
+{
+	bool ok = ut_step_judge(&r->cfg, s->test, s->step, s->argv, &s->child);
+	ut_argv_free(s->argv);
+	s->argv = NULL;
+	ut_child_free(&s->child);
+	if (ok)
+		start_step(r, s, (int)s->step);
+	else
+		finish(r, s);
+}
+
+static void time_out(Runner *r, Slot *s)
+{
+	UtTest *t = s->test;
+	ut_child_kill(&s->child);
+	t->fail = ut_format("timed out after %g s (in %s)", r->cfg.timeout,
+	                    ut_step_name(s->step));
+	ut_step_record(t, s->argv, &s->child);
+	ut_argv_free(s->argv);
+	s->argv = NULL;
+	ut_child_free(&s->child);
+	finish(r, s);
+}
+
+/* Kills every running child (after an interrupt). */
+static void kill_all(Runner *r)
+{
+	for (int i = 0; i < r->cfg.jobs; i++) {
+		Slot *s = &r->slots[i];
+		if (s->test && s->argv) {
+			ut_child_kill(&s->child);
+			ut_child_free(&s->child);
+			ut_argv_free(s->argv);
+			s->argv = NULL;
+		}
+	}
+}
+
+/* Waits for something to happen to the running children and deals with it. */
+static void wait_events(Runner *r, struct pollfd *fds, int *owner)
+{
+	int nfds = 0;
+	double now = ut_now(), next = 0;
+	fds[nfds].fd = wake_fd[0];
+	fds[nfds++].events = POLLIN;
+	for (int i = 0; i < r->cfg.jobs; i++) {
+		Slot *s = &r->slots[i];
+		if (!s->test)
+			continue;
+		int pfd[2] = { s->child.out_fd, s->child.err_fd };
+		for (int k = 0; k < 2; k++)
+			if (pfd[k] >= 0) {
+				owner[nfds] = i;
+				fds[nfds].fd = pfd[k];
+				fds[nfds++].events = POLLIN;
+			}
+		if (s->deadline && (next == 0 || s->deadline < next))
+			next = s->deadline;
+	}
+	int ms = -1;
+	if (next) {
+		double wait = ceil((next - now) * 1000);
+		ms = wait <= 0 ? 0 : wait > 1e6 ? 1000000 : (int)wait;
+	}
+	int n = poll(fds, (nfds_t)nfds, ms);
+	if (n < 0)
+		return; /* EINTR: the handler has written to the self-pipe */
+	char drain[64];
+	if (fds[0].revents)
+		while (read(wake_fd[0], drain, sizeof drain) > 0)
+			;
+	for (int k = 1; k < nfds; k++)
+		if (fds[k].revents)
+			ut_child_read(&r->slots[owner[k]].child, fds[k].fd);
+	now = ut_now();
+	for (int i = 0; i < r->cfg.jobs; i++) {
+		Slot *s = &r->slots[i];
+		if (!s->test)
+			continue;
+		ut_child_try_reap(&s->child);
+		if (ut_child_done(&s->child))
+			step_done(r, s);
+		else if (s->deadline && now >= s->deadline)
+			time_out(r, s);
+	}
+}
+
+/* Runs every test; returns normally unless interrupted. */
+static void run_all(Runner *r)
+{
+	struct pollfd *fds = ut_xmalloc(((size_t)r->cfg.jobs * 2 + 1) * sizeof *fds);
+	int *owner = ut_xmalloc(((size_t)r->cfg.jobs * 2 + 1) * sizeof *owner);
+	draw_progress(r);
+	while (r->finished < r->ntests && !stop_signal) {
+		for (int i = 0; i < r->cfg.jobs && r->next < r->ntests; i++)
+			while (!r->slots[i].test && r->next < r->ntests)
+				start_test(r, &r->slots[i], &r->tests[r->next++]);
+		if (r->finished < r->ntests)
+			wait_events(r, fds, owner);
+		draw_progress(r);
+	}
+	free(fds);
+	free(owner);
+}
+
+/* ---- setting up ---- */
+
+/* Finds the tests in PATHS and keeps shard K of N. Returns 0, or 64 after a message. */
+static int gather(Runner *r, char **paths, int npaths, const Options *o)
+{
+	char **list = NULL;
+	int n = 0;
+	for (int i = 0; i < npaths; i++)
+		if (ut_collect(paths[i], &list, &n) != 0) {
+			for (int k = 0; k < n; k++)
+				free(list[k]);
+			free(list);
+			return UT_EXIT_USAGE;
+		}
+	n = ut_sort_unique(list, n);
+	r->tests = ut_xmalloc(((size_t)n + 1) * sizeof *r->tests);
+	memset(r->tests, 0, ((size_t)n + 1) * sizeof *r->tests);
+	for (int i = 0; i < n; i++) {
+		if (o->shard_n && i % o->shard_n + 1 != o->shard_k) {
+			free(list[i]);
+			continue;
+		}
+		r->tests[r->ntests].path = list[i];
+		r->tests[r->ntests].step = -1;
+		r->ntests++;
+	}
+	free(list);
+	return 0;
+}
+
+/* The uir binary for the checks: SELF_EXE, or /proc/self/exe when it is a bare name. */
+static const char *find_self(const char *self_exe, char *buf, size_t size)
+{
+	if (self_exe && strchr(self_exe, '/'))
+		return self_exe;
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	if (n <= 0)
+		return self_exe ? self_exe : "uir";
+	buf[n] = '\0';
+	return buf;
+}
+
+static void free_tests(Runner *r)
+{
+	for (int i = 0; i < r->ntests; i++) {
+		UtTest *t = &r->tests[i];
+		free(t->path);
+		free(t->fail);
+		ut_buf_free(&t->notes);
+		ut_buf_free(&t->skips);
+		ut_buf_free(&t->detail);
+		ut_spec_free(&t->spec);
+	}
+	free(r->tests);
+}
+
+/* Prints the failed tests again, then the summary line. */
+static void summary(Runner *r)
+{
+	clear_progress(r);
+	if (r->failed && r->ntests > 1) {
+		printf("\nfailed:\n");
+		for (int i = 0; i < r->ntests; i++)
+			if (r->tests[i].result == UT_FAIL)
+				printf("  %s\n", r->tests[i].path);
+	}
+	printf("%d passed, %d failed, %d skipped\n", r->passed, r->failed, r->skipped);
+	fflush(stdout);
+}
+
+int uir_test_main(int argc, char **argv, const char *self_exe)
+{
+	/* getopt wants a program name first */
+	char **args = ut_xmalloc(((size_t)argc + 2) * sizeof *args);
+	args[0] = "uir test";
+	for (int i = 0; i < argc; i++)
+		args[i + 1] = argv[i];
+	args[argc + 1] = NULL;
+
+	static char self_buf[4096];
+	Runner r;
+	memset(&r, 0, sizeof r);
+	Options o = { 0, 0, false };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	r.cfg.jobs = cores > 0 ? (int)(cores < 4096 ? cores : 4096) : 1;
+	r.cfg.timeout = 60;
+	r.cfg.uir = find_self(self_exe, self_buf, sizeof self_buf);
+
+	int rc = parse_options(&r, &o, argc + 1, args);
+	if (rc == 0 && o.help) {
+		usage(stdout);
+		free(args);
+		return UT_EXIT_OK;
+	}
+	if (rc == 0 && optind >= argc + 1)
+		rc = bad_usage("%s", "no test paths given");
+	if (rc == 0)
+		rc = gather(&r, args + optind, argc + 1 - optind, &o);
+	free(args);
+	if (rc == 0 && r.junit_path) {
+		r.junit = fopen(r.junit_path, "w");
+		if (!r.junit) {
+			fprintf(stderr, "uir test: cannot write %s: %s\n", r.junit_path, strerror(errno));
+			rc = UT_EXIT_USAGE;
+		} else {
+			fcntl(fileno(r.junit), F_SETFD, FD_CLOEXEC);
+		}
+	}
+	if (rc == 0 && install_signals() != 0) {
+		fprintf(stderr, "uir test: internal error: cannot make a pipe: %s\n", strerror(errno));
+		rc = UT_EXIT_INTERNAL;
+	}
+	if (rc != 0) {
+		if (r.junit)
+			fclose(r.junit);
+		free_tests(&r);
+		return rc;
+	}
+
+	if (r.ntests == 0)
+		fprintf(stderr, "uir test: no tests found\n");
+	if (r.cfg.jobs > r.ntests)
+		r.cfg.jobs = r.ntests > 0 ? r.ntests : 1;
+	r.slots = ut_xmalloc((size_t)r.cfg.jobs * sizeof *r.slots);
+	memset(r.slots, 0, (size_t)r.cfg.jobs * sizeof *r.slots);
+	r.tty = isatty(STDOUT_FILENO);
+
+	double start = ut_now();
+	run_all(&r);
+	if (stop_signal) {
+		int sig = stop_signal;
+		kill_all(&r);
+		ut_remove_tmpdir(&r.cfg);
+		clear_progress(&r);
+		fprintf(stderr, "uir test: interrupted\n");
+		if (r.junit)
+			fclose(r.junit);
+		restore_signals();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return 128 + sig;
+	}
+	ut_remove_tmpdir(&r.cfg);
+	restore_signals();
+	summary(&r);
+	rc = r.failed ? UT_EXIT_FAILED : UT_EXIT_OK;
+	if (r.junit) {
+		if (ut_write_junit(r.junit, r.tests, r.ntests, ut_now() - start) != 0 ||
+		    fclose(r.junit) != 0) {
+			fprintf(stderr, "uir test: cannot write %s: %s\n", r.junit_path, strerror(errno));
+			rc = UT_EXIT_FAILED;
+		}
+	}
+	free(r.slots);
+	free_tests(&r);
+	return rc;
+}

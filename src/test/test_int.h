@@ -1,0 +1,235 @@
+/* test_int.h - the private declarations of the test runner (src/test/), grouped by the file
+ * that owns them.
+ *
+ * The pipeline: collect.c finds the test files; directives.c reads each file's directives
+ * into a UtSpec; modes.c turns the spec into a plan (a set of steps, each one child command
+ * of `uir` or of a compiler) and judges each step's result; proc.c runs the children;
+ * expect.c compares `run`'s output with the `# expect` lines; runner.c schedules the tests
+ * and reports; junit.c writes the JUnit XML.
+ */
+#ifndef UIR_TEST_INT_H
+#define UIR_TEST_INT_H
+
+#if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "uir/uir.h"
+
+/* Exit statuses of `uir test` (spec section 7). */
+enum { UT_EXIT_OK = 0, UT_EXIT_FAILED = 1, UT_EXIT_USAGE = 64, UT_EXIT_INTERNAL = 70 };
+
+/* ---- util.c: memory, growable byte buffers, strings ---- */
+
+/* A growable byte buffer, always NUL-terminated when data is not NULL. LIMIT (bytes, 0 = no
+ * limit) caps what is kept: further bytes are dropped and TRUNCATED is set. */
+typedef struct UtBuf {
+	char *data;
+	size_t len, cap, limit;
+	bool truncated;
+} UtBuf;
+
+void *ut_xmalloc(size_t n);            /* malloc, or exit 70 on exhaustion */
+void *ut_xrealloc(void *p, size_t n);  /* realloc, or exit 70 */
+char *ut_strdup(const char *s);        /* a malloc'd copy */
+/* A malloc'd string formatted as by printf. */
+char *ut_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ut_buf_add(UtBuf *b, const char *s, size_t n);  /* appends N bytes (up to the limit) */
+void ut_buf_puts(UtBuf *b, const char *s);
+void ut_buf_printf(UtBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ut_buf_free(UtBuf *b);
+/* The current time in seconds (CLOCK_MONOTONIC). */
+double ut_now(void);
+/* A malloc'd copy of the first line of S (N bytes) with control characters as spaces, cut to
+ * at most MAX bytes (with "..." when cut); "" when S is empty. */
+char *ut_first_line(const char *s, size_t n, size_t max);
+
+/* ---- collect.c: finding the tests ---- */
+
+/* Adds the tests named by PATH to *LIST (a malloc'd vector of *N malloc'd paths): a file is
+ * taken when its name ends in `.uir`; a folder is searched recursively for `.uir` files,
+ * skipping names that start with a dot. Returns 0, or -1 after printing why on stderr when
+ * PATH does not exist or cannot be read. */
+int ut_collect(const char *path, char ***list, int *n);
+/* Sorts the list bytewise and removes duplicates; returns the new count. */
+int ut_sort_unique(char **list, int n);
+
+/* ---- directives.c: a test file's directives ---- */
+
+/* Mode and modifier bits of a test (spec section 10). */
+enum {
+	UT_MODE_RUN = 1 << 0,          /* `# run`, an `# expect`, or no mode at all */
+	UT_MODE_ERROR = 1 << 1,        /* `# error EXXXX`, a compile-time code */
+	UT_MODE_FAULT = 1 << 2,        /* `# error E0601`: check passes, run faults */
+	UT_MODE_RENDER = 1 << 3,       /* `# render` */
+	UT_MODE_CUDA = 1 << 4,         /* `# cuda` */
+	UT_MODE_CUDA_SPEED = 1 << 5,   /* `# cuda speed: X` */
+	UT_MODE_CUDA_INVALID = 1 << 6, /* `# cuda: invalid` */
+	UT_MODE_STRICT = 1 << 7        /* `# strict`: every check uses check --strict */
+};
+
+/* One `# expect NAME: v0 v1 ...` line: the value texts as written. */
+typedef struct UtExpect {
+	char *name;
+	char **vals;
+	int nvals;
+	int line;   /* 1-based line in the test file */
+} UtExpect;
+
+/* What a test file asks for. */
+typedef struct UtSpec {
+	unsigned modes;      /* UT_MODE_* bits; UT_MODE_RUN is added when no mode is given */
+	char error[6];       /* "E0503" for `# error E0503`, else "" */
+	double speed;        /* X of `# cuda speed: X`, else 0 */
+	UtExpect *expects;
+	int nexpects;
+	char *bad;           /* malloc'd: why the directives contradict each other, or NULL */
+} UtSpec;
+
+/* Parses the directives at the top of TEXT (LEN bytes) into *SPEC (zeroed first). Never
+ * fails: contradictions are reported in SPEC->bad. */
+void ut_parse_spec(const char *text, size_t len, UtSpec *spec);
+/* Reads the file PATH and parses its directives. Returns 0, or -1 with *WHY a malloc'd
+ * message when the file cannot be read. */
+int ut_read_spec(const char *path, UtSpec *spec, char **why);
+void ut_spec_free(UtSpec *spec);
+
+/* ---- expect.c: typed values and the `# expect` comparison ---- */
+
+/* One value of a buffer's element type: its bits, zero-extended to 64 bits. */
+typedef struct UtValue {
+	uint64_t bits;
+	bool nan;      /* a float NaN: equal to every NaN */
+} UtValue;
+
+/* Parses TEXT as one value of type T: integers in decimal (within the type's range) or hex
+ * (`0x...`, a bit pattern of at most the type's width; `-0x...` a negative value); floats
+ * with strtof (f32) or strtod (f64) semantics, so `inf -inf nan -0` too; bool `0 1 true
+ * false`. Returns 0, or -1 when TEXT is not such a value. */
+int ut_parse_value(const char *text, UirType t, UtValue *v);
+/* Whether two values are equal bit for bit, any NaN matching any NaN. */
+bool ut_value_eq(UtValue a, UtValue b);
+/* Checks every `# expect` line of SPEC against OUT (LEN bytes, `run`'s standard output) with
+ * the buffer types of the program in PATH (loaded in process with uir_load). Appends one line
+ * per failed expectation to FAILS. Returns the number of failures. */
+int ut_check_expects(const char *path, const UtSpec *spec, const char *out, size_t len,
+                     UtBuf *fails);
+/* Describes the first difference between two outputs in `run`'s format (A from WHO_A, B
+ * from WHO_B), for example "buffer y, element 3: run printed 2.5, rendered C printed 2.25".
+ * Returns a malloc'd message, or NULL when the outputs are equal. */
+char *ut_diff_outputs(const char *a, size_t alen, const char *who_a,
+                      const char *b, size_t blen, const char *who_b);
+
+/* ---- proc.c: child processes ---- */
+
+/* A running or finished child: its own process group, standard output and error captured
+ * through pipes, standard input /dev/null. */
+typedef struct UtChild {
+	pid_t pid;          /* also its process group; 0 once reaped */
+	int out_fd, err_fd; /* read ends of the pipes, -1 once closed */
+	UtBuf out, err;     /* what it printed (capped: see proc.c) */
+	int status;         /* waitpid() status, valid once reaped */
+	bool reaped;
+} UtChild;
+
+/* Starts ARGV (ARGV[0] is searched in PATH when it holds no '/'). Returns 0, or -1 with *WHY
+ * a malloc'd message. */
+int ut_spawn(UtChild *c, char *const argv[], char **why);
+/* Reads what is available on FD (one of C's pipes); closes it at end of file. */
+void ut_child_read(UtChild *c, int fd);
+/* If the child has exited, kills what is left of its process group, reaps it and returns
+ * true; otherwise returns false. Never blocks. */
+bool ut_child_try_reap(UtChild *c);
+/* Kills the child's whole process group, closes the pipes and reaps it. */
+void ut_child_kill(UtChild *c);
+/* Whether the child is reaped and both pipes are at end of file. */
+bool ut_child_done(const UtChild *c);
+/* Frees the captured output. */
+void ut_child_free(UtChild *c);
+/* "exited 1", "was killed by signal 11 (Segmentation fault)": a malloc'd text. */
+char *ut_status_text(int status);
+/* The exit code, or -1 when the child was killed by a signal. */
+int ut_exit_code(int status);
+
+/* ---- modes.c: modes, steps and their judgement ---- */
+
+/* The steps a test may run, in the order they run. */
+typedef enum UtStep {
+	UT_STEP_CHECK,         /* uir check [--strict] FILE */
+	UT_STEP_RUN,           /* uir run [--engine E] FILE */
+	UT_STEP_RENDER,        /* uir render --main FILE > T/prog.c */
+	UT_STEP_CC,            /* $CC -std=c11 -O2 -pthread -o T/prog T/prog.c -lm */
+	UT_STEP_EXEC_C,        /* T/prog, its output compared with run's */
+	UT_STEP_RENDER_CUDA,   /* uir render-cuda --main FILE > T/prog.cu */
+	UT_STEP_CXX_EMU,       /* $CXX ... the CUDA emulator ... -o T/prog_cuda */
+	UT_STEP_EXEC_CUDA,     /* T/prog_cuda, its output compared with run's */
+	UT_STEP_CUDA_INVALID,  /* uir render-cuda FILE, which must exit 2 */
+	UT_NSTEPS
+} UtStep;
+
+enum { UT_PASS, UT_FAIL, UT_SKIP };
+
+/* The runner's settings, from the command line. */
+typedef struct UtConfig {
+	const char *uir;       /* the `uir` binary every check runs */
+	const char *engine;    /* `--engine` for run, or NULL */
+	double timeout;        /* seconds per test; 0: no limit */
+	int jobs;
+	bool verbose;
+	char *tmpdir;          /* malloc'd, created on first need, removed at the end */
+} UtConfig;
+
+/* One test and its progress. */
+typedef struct UtTest {
+	char *path;
+	UtSpec spec;
+	unsigned plan;         /* bit (1 << UtStep) for each step to run */
+	int step;              /* the step running now, or -1 */
+	UtBuf notes;           /* parts not run because uir lacks them ("; "-separated) */
+	UtBuf skips;           /* parts not run because a tool is missing ("; "-separated) */
+	char *fail;            /* malloc'd: why it failed, or NULL */
+	UtBuf detail;          /* the failing step's command and outputs, for -v and JUnit */
+	char *run_out;         /* run's standard output, once run has passed */
+	size_t run_len;
+	char *dir;             /* the test's own temporary folder, or NULL */
+	double start, elapsed; /* seconds */
+	int result;            /* UT_PASS, UT_FAIL or UT_SKIP, once finished */
+} UtTest;
+
+/* Reads TEST's directives and plans its steps (the modes whose commands exist and whose
+ * tools are present), noting the parts left out. On a directive problem sets TEST->fail. */
+void ut_plan(UtConfig *cfg, UtTest *test);
+/* The command line of STEP for TEST (a malloc'd vector of malloc'd strings, NULL-ended), or
+ * NULL with TEST->fail set when it cannot be prepared. */
+char **ut_step_argv(UtConfig *cfg, UtTest *test, UtStep step);
+/* Judges STEP from its finished child: returns true when it passed; otherwise sets
+ * TEST->fail and TEST->detail. */
+bool ut_step_judge(UtConfig *cfg, UtTest *test, UtStep step, char **argv, const UtChild *c);
+/* Adds a step's command, exit status and outputs (cut to their first lines) to
+ * TEST->detail, for -v and the JUnit report. */
+void ut_step_record(UtTest *test, char **argv, const UtChild *c);
+/* The name of a step in messages ("check", "run", "render", "cc", ...). */
+const char *ut_step_name(UtStep step);
+/* Frees a vector from ut_step_argv(). */
+void ut_argv_free(char **argv);
+/* Removes TEST's temporary folder, if it made one. */
+void ut_test_cleanup(UtTest *test);
+/* Removes the runner's temporary folder and everything in it. */
+void ut_remove_tmpdir(UtConfig *cfg);
+
+/* ---- junit.c: JUnit XML ---- */
+
+/* Writes the JUnit XML report of the N finished tests to F; TOTAL is the wall time in
+ * seconds. Returns 0, or -1 on a write error. */
+int ut_write_junit(FILE *f, const UtTest *tests, int n, double total);
+/* Writes S (N bytes) to F escaped for XML text or attribute values: `& < > " '`, newlines
+ * as `&#10;` when ATTR, other control characters and bytes that are not UTF-8 as U+FFFD. */
+void ut_xml_escape(FILE *f, const char *s, size_t n, bool attr);
+
+#endif

@@ -1,0 +1,128 @@
+/* util.c - small helpers of the test runner: allocation that never returns NULL, growable
+ * byte buffers, formatted strings, the clock.
+ */
+#include "test_int.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Out of memory is not something a test runner can recover from: say so and stop. */
+static void out_of_memory(void)
+{
+	fputs("uir test: internal error: out of memory\n", stderr);
+	exit(UT_EXIT_INTERNAL);
+}
+
+void *ut_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory();
+	return p;
+}
+
+void *ut_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory();
+	return q;
+}
+
+char *ut_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(ut_xmalloc(n), s, n);
+}
+
+char *ut_format(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return ut_strdup("(unprintable message)");
+	char *s = ut_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void ut_buf_add(UtBuf *b, const char *s, size_t n)
+{
+	if (b->limit && b->len + n > b->limit) {
+		n = b->limit > b->len ? b->limit - b->len : 0;
+		b->truncated = true;
+	}
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		b->data = ut_xrealloc(b->data, cap);
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void ut_buf_puts(UtBuf *b, const char *s)
+{
+	ut_buf_add(b, s, strlen(s));
+}
+
+void ut_buf_printf(UtBuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	char *s = ut_xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	ut_buf_add(b, s, (size_t)n);
+	free(s);
+}
+
+void ut_buf_free(UtBuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->truncated = false;
+}
+
+double ut_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+char *ut_first_line(const char *s, size_t n, size_t max)
+{
+	size_t len = 0;
+	while (len < n && s[len] != '\n')
+		len++;
+	bool cut = len > max;
+	if (cut) {
+		len = max;
+		while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+			len--; /* not inside a UTF-8 sequence */
+	}
+	char *r = ut_xmalloc(len + 4);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		r[i] = (c < 0x20 || c == 0x7F) ? ' ' : (char)c;
+	}
+	strcpy(r + len, cut ? "..." : "");
+	return r;
+}
