@@ -39,27 +39,16 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-UirProgram *uir_load(const char *path, FILE *err)
+/* Parses and types TEXT (owned by P from now on). */
+static UirProgram *load_text(UirProgram *p, char *text, size_t len)
 {
-	UirProgram *p = xcalloc(1, sizeof *p);
-	p->err = err ? err : stderr;
-	p->path = arena_strndup(&p->arena, path, strlen(path));
-	size_t len = 0;
-	char *text = read_file(path, &len);
-	if (!text) {
-		int e = errno;
-		diag(p, (Loc){ 0, 0 }, "E0001", "cannot read the file: %s", strerror(e));
-		uir_free(p);
-		return NULL;
-	}
-	if (memchr(text, 0, len)) {
-		/* a NUL byte: report it as a syntax error at its place */
-		p->src = text;
-		p->srclen = len;
-		size_t at = (size_t)((char *)memchr(text, 0, len) - text);
+	p->src = text;
+	p->srclen = len;
+	const char *nul = memchr(text, 0, len);
+	if (nul) {
 		int line = 1, col = 1;
-		for (size_t i = 0; i < at; i++) {
-			if (text[i] == '\n') {
+		for (const char *c = text; c < nul; c++) {
+			if (*c == '\n') {
 				line++;
 				col = 1;
 			} else {
@@ -70,13 +59,42 @@ UirProgram *uir_load(const char *path, FILE *err)
 		uir_free(p);
 		return NULL;
 	}
-	p->src = text;
-	p->srclen = len;
 	if (!parse_program(p) || !types_program(p)) {
 		uir_free(p);
 		return NULL;
 	}
 	return p;
+}
+
+static UirProgram *new_program(const char *path, FILE *err)
+{
+	UirProgram *p = xcalloc(1, sizeof *p);
+	p->err = err ? err : stderr;
+	p->path = arena_strndup(&p->arena, path, strlen(path));
+	return p;
+}
+
+UirProgram *uir_load(const char *path, FILE *err)
+{
+	UirProgram *p = new_program(path, err);
+	size_t len = 0;
+	char *text = read_file(path, &len);
+	if (!text) {
+		int e = errno;
+		diag(p, (Loc){ 0, 0 }, "E0001", "cannot read the file: %s", strerror(e));
+		uir_free(p);
+		return NULL;
+	}
+	return load_text(p, text, len);
+}
+
+UirProgram *uir_load_text(const char *name, const char *text, size_t len, FILE *err)
+{
+	UirProgram *p = new_program(name, err);
+	char *copy = xmalloc(len + 1);
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	return load_text(p, copy, len);
 }
 
 int uir_check(UirProgram *p, unsigned flags, FILE *err)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Element types, in the order of the spec (section 2). */
 typedef enum UirType {
@@ -46,6 +47,10 @@ enum { UIR_CHECK_STRICT = 1 };
  * (stderr when NULL). Returns the program, or NULL after printing the first error's
  * diagnostics. The caller frees the program with uir_free(). */
 UirProgram *uir_load(const char *path, FILE *err);
+
+/* As uir_load, from LEN bytes of TEXT (copied; need not be NUL-terminated). NAME is the
+ * file name used in diagnostics and for resolving `file "x.npy"` paths. */
+UirProgram *uir_load_text(const char *name, const char *text, size_t len, FILE *err);
 
 /* Checks a loaded program (E03xx, E04xx, E05xx). Returns 0 when valid, else the number of
  * errors printed (first stage with errors only, in source order). */

@@ -465,25 +465,23 @@ static Stmt *decl(Parser *ps, bool is_alloc)
 		} else if (w.kind == TK_LBRACK) {
 			m->init = INIT_LIST;
 			next(ps);
+			/* arena memory: a syntax error inside the list longjmps out */
 			int cap = 16, n = 0;
-			Expr **v = xmalloc((size_t)cap * sizeof *v);
+			Expr **v = arena_alloc(&ps->p->arena, (size_t)cap * sizeof *v);
 			while (ps->tok.kind != TK_RBRACK) {
-				if (ps->tok.kind == TK_EOF) {
-					free(v);
+				if (ps->tok.kind == TK_EOF)
 					syntax(ps, ps->tok.loc, "unclosed '[': expected ']'");
+				if (n == cap) {
+					Expr **w2 = arena_alloc(&ps->p->arena, (size_t)(cap *= 2) * sizeof *v);
+					memcpy(w2, v, (size_t)n * sizeof *v);
+					v = w2;
 				}
-				if (n == cap)
-					v = xrealloc(v, (size_t)(cap *= 2) * sizeof *v);
-				if (!is_literal_tok(&ps->tok)) {
-					free(v);
+				if (!is_literal_tok(&ps->tok))
 					syntax(ps, ps->tok.loc, "expected a literal in the list, found %s", tok_desc(ps, &ps->tok));
-				}
 				v[n++] = literal(ps);
 			}
-			m->list = arena_alloc(&ps->p->arena, (size_t)(n ? n : 1) * sizeof *v);
-			memcpy(m->list, v, (size_t)n * sizeof *v);
+			m->list = v;
 			m->nlist = n;
-			free(v);
 			next(ps);
 		} else {
 			syntax(ps, w.loc, "expected zeros, fill, iota, random, [values] or file after '=', found %s",

@@ -12,47 +12,13 @@
 #include <string.h>
 #include <time.h>
 
-/* The length of the valid UTF-8 sequence at S (N bytes left) that XML 1.0 allows, or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0xC2)
-		return 0; /* ASCII is handled by the caller; 0x80-0xC1 never start a sequence */
-	if (c < 0xE0) {
-		len = 2;
-		cp = c & 0x1F;
-	} else if (c < 0xF0) {
-		len = 3;
-		cp = c & 0x0F;
-	} else if (c < 0xF5) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
-	if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ||
-	    cp == 0xFFFE || cp == 0xFFFF)
-		return 0;
-	return len;
-}
-
 void ut_xml_escape(FILE *f, const char *s, size_t n, bool attr)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = p[i];
 		if (c >= 0x80) {
-			size_t len = utf8_len(p + i, n - i);
+			size_t len = ut_utf8_len(p + i, n - i);
 			if (len) {
 				fwrite(p + i, 1, len, f);
 				i += len;

@@ -6,6 +6,8 @@
  * exits through a SIGCHLD self-pipe, and kills a test's current child with its whole process
  * group when the test passes its time limit. Results are printed as tests finish, one line
  * each, with a progress line on a terminal; the last line is `N passed, N failed, N skipped`.
+ * An interrupt (SIGINT, SIGTERM, SIGHUP, or SIGPIPE when the reader of the output goes away)
+ * kills every running child's process group before the runner dies of the same signal.
  */
 #include "test_int.h"
 #include "runner.h"
@@ -58,7 +60,7 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-static const int caught[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP };
+static const int caught[] = { SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 static struct sigaction saved_actions[sizeof caught / sizeof caught[0]];
 
 static int install_signals(void)
@@ -410,11 +412,11 @@ static void wait_events(Runner *r, struct pollfd *fds, int *owner)
 				fds[nfds].fd = pfd[k];
 				fds[nfds++].events = POLLIN;
 			}
-		if (s->deadline && (next == 0 || s->deadline < next))
+		if (s->deadline > 0 && (next == 0 || s->deadline < next))
 			next = s->deadline;
 	}
 	int ms = -1;
-	if (next) {
+	if (next > 0) {
 		double wait = ceil((next - now) * 1000);
 		ms = wait <= 0 ? 0 : wait > 1e6 ? 1000000 : (int)wait;
 	}
@@ -436,7 +438,7 @@ static void wait_events(Runner *r, struct pollfd *fds, int *owner)
 		ut_child_try_reap(&s->child);
 		if (ut_child_done(&s->child))
 			step_done(r, s);
-		else if (s->deadline && now >= s->deadline)
+		else if (s->deadline > 0 && now >= s->deadline)
 			time_out(r, s);
 	}
 }
@@ -593,7 +595,8 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 		kill_all(&r);
 		ut_remove_tmpdir(&r.cfg);
 		clear_progress(&r);
-		fprintf(stderr, "uir test: interrupted\n");
+		if (sig != SIGPIPE)
+			fprintf(stderr, "uir test: interrupted\n");
 		if (r.junit)
 			fclose(r.junit);
 		restore_signals();

@@ -39,15 +39,19 @@ void *ut_xmalloc(size_t n);            /* malloc, or exit 70 on exhaustion */
 void *ut_xrealloc(void *p, size_t n);  /* realloc, or exit 70 */
 char *ut_strdup(const char *s);        /* a malloc'd copy */
 /* A malloc'd string formatted as by printf. */
-char *ut_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ut_format(const char *fmt, ...) __attribute__((format(printf, 1, 2), nonnull(1)));
 void ut_buf_add(UtBuf *b, const char *s, size_t n);  /* appends N bytes (up to the limit) */
 void ut_buf_puts(UtBuf *b, const char *s);
-void ut_buf_printf(UtBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ut_buf_printf(UtBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3), nonnull(2)));
 void ut_buf_free(UtBuf *b);
 /* The current time in seconds (CLOCK_MONOTONIC). */
 double ut_now(void);
-/* A malloc'd copy of the first line of S (N bytes) with control characters as spaces, cut to
- * at most MAX bytes (with "..." when cut); "" when S is empty. */
+/* The length of the valid UTF-8 sequence at S (N bytes left, S[0] >= 0x80) of a character
+ * that XML 1.0 allows, or 0. */
+size_t ut_utf8_len(const unsigned char *s, size_t n);
+/* A malloc'd copy of the first line of S (N bytes) with control characters as spaces and
+ * bytes that are not UTF-8 as '?', cut to at most MAX bytes (with "..." when cut); "" when S
+ * is empty. */
 char *ut_first_line(const char *s, size_t n, size_t max);
 
 /* ---- collect.c: finding the tests ---- */

@@ -40,8 +40,9 @@ char *ut_strdup(const char *s)
 char *ut_format(const char *fmt, ...)
 {
 	va_list ap;
+	char probe[1];
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(probe, sizeof probe, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return ut_strdup("(unprintable message)");
@@ -79,8 +80,9 @@ void ut_buf_puts(UtBuf *b, const char *s)
 void ut_buf_printf(UtBuf *b, const char *fmt, ...)
 {
 	va_list ap;
+	char probe[1];
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int n = vsnprintf(probe, sizeof probe, fmt, ap);
 	va_end(ap);
 	if (n <= 0)
 		return;
@@ -107,6 +109,39 @@ double ut_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+size_t ut_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	uint32_t cp;
+	if (c < 0xC2)
+		return 0; /* ASCII is handled by the caller; 0x80-0xC1 never start a sequence */
+	if (c < 0xE0) {
+		len = 2;
+		cp = c & 0x1F;
+	} else if (c < 0xF0) {
+		len = 3;
+		cp = c & 0x0F;
+	} else if (c < 0xF5) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ||
+	    cp == 0xFFFE || cp == 0xFFFF)
+		return 0;
+	return len;
+}
+
 char *ut_first_line(const char *s, size_t n, size_t max)
 {
 	size_t len = 0;
@@ -119,10 +154,19 @@ char *ut_first_line(const char *s, size_t n, size_t max)
 			len--; /* not inside a UTF-8 sequence */
 	}
 	char *r = ut_xmalloc(len + 4);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		r[i] = (c < 0x20 || c == 0x7F) ? ' ' : (char)c;
+	size_t k = 0;
+	for (size_t i = 0; i < len;) {
+		const unsigned char *c = (const unsigned char *)s + i;
+		size_t u = *c >= 0x80 ? ut_utf8_len(c, len - i) : 0;
+		if (u) {
+			memcpy(r + k, c, u);
+			k += u;
+			i += u;
+		} else {
+			r[k++] = *c < 0x20 || *c >= 0x7F ? (*c < 0x80 ? ' ' : '?') : (char)*c;
+			i++;
+		}
 	}
-	strcpy(r + len, cut ? "..." : "");
+	strcpy(r + k, cut ? "..." : "");
 	return r;
 }

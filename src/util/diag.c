@@ -121,6 +121,8 @@ void diag_discard(void)
 int diag_flush(UirProgram *p)
 {
 	int n = ndeferred;
+	if (n == 0)
+		return 0;
 	qsort(deferred, (size_t)n, sizeof *deferred, by_loc);
 	for (int i = 0; i < n; i++) {
 		/* one diagnostic per place and code: the same access may break a rule twice */

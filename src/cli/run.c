@@ -1,0 +1,298 @@
+/* run.c - the command `uir run` (spec section 9): load, check, set up the buffers, run the
+ * program on an engine, then print every buffer (or write .npy files, or hashes).
+ *
+ *   uir run [--engine auto|jit|interp] [--input NAME=FILE.npy]... [--dump DIR]
+ *           [--only NAME]... [--hash] [--threads N] FILE
+ *
+ * Nothing is written on standard output unless the run succeeded: a fault (E0601) prints
+ * its diagnostic on standard error and exits 1 with standard output empty.
+ */
+#include "../uir_internal.h"
+#include "cli.h"
+#include "../interp/buffers.h"
+#include "../interp/interp.h"
+#include "uir_npy.h"
+#include "uir_print.h"
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char run_usage[] =
+	"usage: uir run [OPTIONS] FILE\n"
+	"\n"
+	"Runs the program and prints every buffer, one line each: NAME: v0 v1 ...\n"
+	"\n"
+	"options:\n"
+	"  --engine auto|jit|interp  the engine (default auto; jit is not built yet)\n"
+	"  --input NAME=FILE.npy     start buffer NAME with the contents of FILE.npy\n"
+	"  --dump DIR                also write DIR/NAME.npy for every buffer\n"
+	"  --only NAME               print only buffer NAME (repeatable)\n"
+	"  --hash                    print NAME: HASH (FNV-1a 64, 16 hex digits) per buffer\n"
+	"  --threads N               worker threads, 1 to 1024 (default: UIR_THREADS, else\n"
+	"                            the number of cores); the result is the same for every N\n";
+
+typedef struct Input {
+	const char *name, *path;
+} Input;
+
+typedef struct RunArgs {
+	const char *file, *dump;
+	Input *inputs;
+	int ninputs;
+	const char **only;
+	int nonly;
+	bool hash;
+	int threads;
+} RunArgs;
+
+/* N as a thread count: an integer from 1 to 1024, else -1. */
+static int parse_threads(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1024)
+		return -1;
+	return (int)v;
+}
+
+/* Parses the options into A. Returns -1 when they are good, else the exit status. */
+static int parse_args(int argc, char **argv, RunArgs *a)
+{
+	static const struct option longopts[] = {
+		{ "engine", required_argument, NULL, 'e' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "dump", required_argument, NULL, 'd' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "hash", no_argument, NULL, 'H' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *engine = "auto";
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			engine = optarg;
+			break;
+		case 'i': {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				return usage_error("run", "--input needs NAME=FILE.npy, found '%s'", optarg);
+			*eq = 0;
+			a->inputs = xrealloc(a->inputs, (size_t)(a->ninputs + 1) * sizeof *a->inputs);
+			a->inputs[a->ninputs++] = (Input){ optarg, eq + 1 };
+			break;
+		}
+		case 'd':
+			a->dump = optarg;
+			break;
+		case 'o':
+			a->only = xrealloc(a->only, (size_t)(a->nonly + 1) * sizeof *a->only);
+			a->only[a->nonly++] = optarg;
+			break;
+		case 'H':
+			a->hash = true;
+			break;
+		case 't':
+			a->threads = parse_threads(optarg);
+			if (a->threads < 0)
+				return usage_error("run", "--threads needs an integer from 1 to 1024, found '%s'", optarg);
+			break;
+		case 'h':
+			fputs(run_usage, stdout);
+			return UIR_EXIT_OK;
+		case ':':
+			return usage_error("run", "%s needs a value (see 'uir run --help')", argv[optind - 1]);
+		default:
+			return usage_error("run", "unknown option '%s' (see 'uir run --help')", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("run", "expected one FILE (see 'uir run --help')");
+	a->file = argv[optind];
+	if (strcmp(engine, "auto") && strcmp(engine, "interp") && strcmp(engine, "jit"))
+		return usage_error("run", "--engine is auto, jit or interp, found '%s'", engine);
+	if (!strcmp(engine, "jit"))
+		return usage_error("run", "the JIT engine is not available in this build");
+	if (!a->threads) {
+		const char *env = getenv("UIR_THREADS");
+		if (env && *env && parse_threads(env) < 0)
+			return usage_error("run", "UIR_THREADS needs an integer from 1 to 1024, found '%s'", env);
+		a->threads = env && *env ? parse_threads(env) : 0;
+	}
+	return -1;
+}
+
+/* Checks the buffer names of --only and --input. Returns -1 when all exist. */
+static int check_names(const UirProgram *p, const RunArgs *a)
+{
+	for (int i = 0; i < a->nonly; i++)
+		if (buffers_find(p, a->only[i]) < 0)
+			return usage_error("run", "--only %s: %s has no buffer called '%s'", a->only[i], a->file,
+					   a->only[i]);
+	for (int i = 0; i < a->ninputs; i++)
+		if (buffers_find(p, a->inputs[i].name) < 0)
+			return usage_error("run", "--input %s: %s has no buffer called '%s'", a->inputs[i].name,
+					   a->file, a->inputs[i].name);
+	return -1;
+}
+
+static bool selected(const RunArgs *a, const char *name)
+{
+	if (!a->nonly)
+		return true;
+	for (int i = 0; i < a->nonly; i++)
+		if (!strcmp(a->only[i], name))
+			return true;
+	return false;
+}
+
+/* The FNV-1a 64 hash of a buffer's little-endian bytes, NaNs canonical. */
+static uint64_t hash_buffer(const Mem *m, const void *d)
+{
+	switch (m->ty) {
+	case UIR_F32: return uir_hash_f32(d, m->size);
+	case UIR_F64: return uir_hash_f64(d, m->size);
+	default: return uir_hash_bytes(d, m->size, uir_type_size(m->ty));
+	}
+}
+
+static void print_buffer(FILE *f, const Mem *m, const void *d)
+{
+	switch (m->ty) {
+	case UIR_BOOL: uir_print_bool(f, m->name, d, m->size); break;
+	case UIR_I8: uir_print_i8(f, m->name, d, m->size); break;
+	case UIR_U8: uir_print_u8(f, m->name, d, m->size); break;
+	case UIR_I32: uir_print_i32(f, m->name, d, m->size); break;
+	case UIR_U32: uir_print_u32(f, m->name, d, m->size); break;
+	case UIR_I64: uir_print_i64(f, m->name, d, m->size); break;
+	case UIR_U64: uir_print_u64(f, m->name, d, m->size); break;
+	case UIR_F32: uir_print_f32(f, m->name, d, m->size); break;
+	case UIR_F64: uir_print_f64(f, m->name, d, m->size); break;
+	default: unreachable();
+	}
+}
+
+/* mkdir -p DIR. Returns 0, or -1 with errno set. */
+static int make_dirs(const char *dir)
+{
+	char *s = xmalloc(strlen(dir) + 1);
+	strcpy(s, dir);
+	for (char *q = s + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = 0;
+		if (mkdir(s, 0777) != 0 && errno != EEXIST) {
+			free(s);
+			return -1;
+		}
+		*q = '/';
+	}
+	int rc = mkdir(s, 0777);
+	free(s);
+	if (rc != 0 && errno != EEXIST)
+		return -1;
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes DIR/NAME.npy for the selected buffers. Returns 0, or 1 after a message. */
+static int dump_buffers(const UirProgram *p, const RunArgs *a, void **data)
+{
+	if (make_dirs(a->dump) != 0) {
+		fprintf(stderr, "uir run: cannot create the directory %s: %s\n", a->dump, strerror(errno));
+		return UIR_EXIT_ERROR;
+	}
+	for (int i = 0; i < p->nbufs; i++) {
+		const Mem *m = p->bufs[i];
+		if (!selected(a, m->name))
+			continue;
+		char *path = xmalloc(strlen(a->dump) + strlen(m->name) + 6);
+		sprintf(path, "%s/%s.npy", a->dump, m->name);
+		errno = 0;
+		if (uir_npy_write(path, uir_type_npy_descr(m->ty), m->size, data[i]) != 0) {
+			fprintf(stderr, "uir run: cannot write %s: %s\n", path, errno ? strerror(errno) : "write error");
+			free(path);
+			return UIR_EXIT_ERROR;
+		}
+		free(path);
+	}
+	return UIR_EXIT_OK;
+}
+
+/* Prints the selected buffers (values or hashes) on standard output. */
+static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
+{
+	for (int i = 0; i < p->nbufs; i++) {
+		const Mem *m = p->bufs[i];
+		if (!selected(a, m->name))
+			continue;
+		if (a->hash)
+			printf("%s: %016llx\n", m->name, (unsigned long long)hash_buffer(m, data[i]));
+		else
+			print_buffer(stdout, m, data[i]);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "uir run: cannot write the output: %s\n", strerror(errno));
+		return UIR_EXIT_ERROR;
+	}
+	return UIR_EXIT_OK;
+}
+
+/* Loads, checks, sets up and runs the program of A; prints or dumps the buffers. */
+static int run_file(const RunArgs *a)
+{
+	UirProgram *p = uir_load(a->file, stderr);
+	if (!p)
+		return UIR_EXIT_ERROR;
+	int rc = check_names(p, a);
+	if (rc < 0 && uir_check(p, 0, stderr) != 0)
+		rc = UIR_EXIT_ERROR;
+	void **data = NULL;
+	if (rc < 0) {
+		data = buffers_create(p);
+		if (!data)
+			rc = UIR_EXIT_ERROR;
+	}
+	for (int i = 0; rc < 0 && i < a->ninputs; i++)
+		if (buffers_load_npy(p, data, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
+			rc = UIR_EXIT_ERROR;
+	if (rc < 0) {
+		RunOptions opt = { a->threads, true };
+		if (interp_run(p, data, &opt) != 0)
+			rc = UIR_EXIT_ERROR;
+	}
+	if (rc < 0 && a->dump)
+		rc = dump_buffers(p, a, data) ? UIR_EXIT_ERROR : -1;
+	if (rc < 0)
+		rc = print_buffers(p, a, data);
+	buffers_free(p, data);
+	uir_free(p);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	static char outbuf[1 << 20];
+	RunArgs a = { 0 };
+	int rc = parse_args(argc, argv, &a);
+	if (rc < 0) {
+		setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
+		rc = run_file(&a);
+	}
+	free(a.inputs);
+	free(a.only);
+	return rc;
+}

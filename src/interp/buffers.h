@@ -1,0 +1,38 @@
+/* buffers.h - a program's buffers in memory: allocation, INIT (spec section 3), .npy input.
+ *
+ * Shared by the back ends that run a program (the interpreter, later the JIT): the data of
+ * buffer i (p->bufs[i]) is p->bufs[i]->size elements of uir_type_size(ty) bytes each, in
+ * the host's byte order, bool as one byte 0 or 1.
+ */
+#ifndef UIR_BUFFERS_H
+#define UIR_BUFFERS_H
+
+#include "../uir_internal.h"
+
+/* Allocates every buffer of P and applies its INIT (zeros, fill, iota, random, list,
+ * file). Returns a malloc'ed array of p->nbufs data pointers, to be freed with
+ * buffers_free(), or NULL after printing an error on p->err: out of memory, or a `file`
+ * INIT that no longer reads as it did when loading (E0203 at the INIT). */
+void **buffers_create(UirProgram *p);
+
+/* Frees what buffers_create() returned (NULL is allowed). */
+void buffers_free(UirProgram *p, void **data);
+
+/* Fills buffer I's data DST with its INIT; the file INIT reads m->path. Returns 0, or -1
+ * with a one-line reason in WHY (WHYLEN bytes) when a file INIT fails. */
+int buffers_init(const Mem *m, void *dst, char *why, size_t whylen);
+
+/* Replaces the contents of buffer I (DATA[I]) with the .npy file PATH (`run --input`).
+ * Returns 0, or -1 after printing E0203 at the buffer's declaration when the file does
+ * not match (dtype, order, element count) or cannot be read; DATA[I] is then unchanged. */
+int buffers_load_npy(UirProgram *p, void **data, int i, const char *path);
+
+/* The index of the buffer called NAME, or -1. */
+int buffers_find(const UirProgram *p, const char *name);
+
+/* Element I of DATA, memory of element type T, as a Scalar (extended by T), and back
+ * (ints are wrapped to T: the low bits are stored; bool stores v.u != 0). */
+Scalar buffer_get(const void *data, UirType t, int64_t i);
+void buffer_set(void *data, UirType t, int64_t i, Scalar v);
+
+#endif

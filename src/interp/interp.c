@@ -1,0 +1,86 @@
+/* interp.c - the reference interpreter's entry point and its control-flow instructions
+ * (loops, if). The program is compiled to instruction blocks (compile.c) and run over one
+ * register file; a fault leaves the run by longjmp to interp_run(). */
+#include "interp.h"
+#include "interp_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+void insn_loop(const Insn *in, Scalar *R, Ctx *c)
+{
+	const LoopInfo *L = in->aux;
+	int32_t n = (int32_t)R[L->bound].i; /* evaluated once, on entry */
+	Scalar *idx = &R[L->idx];
+	for (int32_t i = 0; i < n; i++) {
+		idx->i = i;
+		run_block(&L->body, R, c);
+	}
+}
+
+void insn_loop_zero(const Insn *in, Scalar *R, Ctx *c)
+{
+	const LoopInfo *L = in->aux;
+	int32_t n = (int32_t)R[L->bound].i;
+	Scalar *idx = &R[L->idx];
+	for (int32_t i = 0; i < n; i++) {
+		for (int k = 0; k < L->nzero; k++)
+			memset(L->zbase[k], 0, L->zbytes[k]);
+		idx->i = i;
+		run_block(&L->body, R, c);
+	}
+}
+
+void insn_if(const Insn *in, Scalar *R, Ctx *c)
+{
+	const IfInfo *I = in->aux;
+	if (R[in->a].u)
+		run_block(&I->then_, R, c);
+	else
+		run_block(&I->else_, R, c);
+}
+
+/* Allocates every alloc, zero-filled. NULL (after a message) when memory runs out. */
+static void **make_allocs(UirProgram *p)
+{
+	void **a = xcalloc((size_t)p->nallocs + 1, sizeof *a);
+	for (int i = 0; i < p->nallocs; i++) {
+		const Mem *m = p->allocs[i];
+		a[i] = calloc((size_t)m->size, (size_t)uir_type_size(m->ty));
+		if (!a[i]) {
+			fprintf(p->err, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
+				(long long)m->size * uir_type_size(m->ty));
+			for (int j = 0; j < i; j++)
+				free(a[j]);
+			free(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+int interp_run(UirProgram *p, void **bufs, const RunOptions *opt)
+{
+	(void)opt;
+	void **allocs = make_allocs(p);
+	if (!allocs)
+		return 1;
+	Arena arena = { 0 };
+	Code code;
+	interp_compile(p, bufs, allocs, &arena, &code);
+	Scalar *R = xmalloc((size_t)code.nregs * sizeof *R);
+	memcpy(R, code.init, (size_t)code.nregs * sizeof *R);
+	Ctx c;
+	c.p = p;
+	int rc = 0;
+	if (setjmp(c.fault) == 0)
+		run_block(&code.top, R, &c);
+	else
+		rc = 1;
+	free(R);
+	free(code.init);
+	arena_free(&arena);
+	for (int i = 0; i < p->nallocs; i++)
+		free(allocs[i]);
+	free(allocs);
+	return rc;
+}

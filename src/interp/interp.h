@@ -1,0 +1,17 @@
+/* interp.h - the reference interpreter (spec sections 4 and 5): runs a checked program
+ * sequentially, exactly as the spec defines every op, over buffers set up by buffers.h. */
+#ifndef UIR_INTERP_H
+#define UIR_INTERP_H
+
+#include "../uir_internal.h"
+
+/* Runs the checked program P in place over BUFS (BUFS[i]: the data of p->bufs[i], as
+ * buffers_create() makes it). Loops run in order whatever their axis; allocs are zeroed
+ * at the start and at every iteration of their home loop. Every access is bounds-checked.
+ * Returns 0, or 1 after printing an E0601 diagnostic (p->err) for the first access out
+ * of bounds (the buffers then hold a partial result), or after printing an out-of-memory
+ * error for the allocs. OPT may be NULL; its fields are not used yet (runs are
+ * sequential and always checked). */
+int interp_run(UirProgram *p, void **bufs, const RunOptions *opt);
+
+#endif

@@ -1,0 +1,112 @@
+/* test_check.c - unit tests of the offset normaliser (src/check/normal.c) and of the
+ * digit rule (src/check/races.c) on small programs. Prints `N passed, N failed`. */
+#include "uir_internal.h"
+#include "check/normal.h"
+#include <string.h>
+
+static int passed, failed;
+
+static void expect_str(const char *what, const char *got, const char *want)
+{
+	if (!strcmp(got, want)) {
+		passed++;
+	} else {
+		failed++;
+		printf("FAIL %s: got '%s', want '%s'\n", what, got, want);
+	}
+}
+
+static UirProgram *load(const char *text, FILE *devnull)
+{
+	return uir_load_text("unit.uir", text, strlen(text), devnull);
+}
+
+/* The normal form of the value of the last `let o = ...` in a loop nest. */
+static void normal_of(const char *lets, const char *want)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "buffer out i32 65536\nbuffer idx i32 4\nloop g 64 global {\n  loop k 4 {\n    loop t 256 local {\n"
+		 "      %s\n      store out 0 o\n    }\n  }\n}\n", lets);
+	FILE *devnull = fopen("/dev/null", "w");
+	UirProgram *p = load(text, devnull);
+	if (!p) {
+		failed++;
+		printf("FAIL normal form of '%s': did not load\n", lets);
+		fclose(devnull);
+		return;
+	}
+	uir_check(p, 0, devnull); /* sets the loop keys; races are irrelevant here */
+	Stmt *s = p->top->next->next; /* the global loop */
+	s = s->body->body->body;      /* first statement in the local loop */
+	Stmt *o = NULL;
+	for (; s; s = s->next)
+		if (s->kind == ST_LET && !strcmp(s->sym->name, "o"))
+			o = s;
+	NormCtx c = { &p->arena, NULL };
+	Norm n = normalize(&c, o->value);
+	expect_str(lets, norm_text(&p->arena, &n), want);
+	uir_free(p);
+	fclose(devnull);
+}
+
+/* The first error code of checking TEXT ("" when valid). */
+static void code_of(const char *what, const char *text, unsigned flags, const char *want)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	UirProgram *p = load(text, devnull);
+	const char *got = "load failed";
+	if (p) {
+		uir_check(p, flags, devnull);
+		got = uir_first_error(p);
+	}
+	expect_str(what, got, want);
+	uir_free(p);
+	fclose(devnull);
+}
+
+int main(void)
+{
+	/* normal forms */
+	normal_of("let o = add (mul (div g 8) 64) t", "64*(div g 8) + t");
+	normal_of("let o = mul (add t 3) 4", "4*t + 12");
+	normal_of("let o = sub (add t k) k", "t");
+	normal_of("let o = add (shl t 2) (shr k 1)", "4*t + (div k 2)");
+	normal_of("let o = and t 15", "(mod t 16)");
+	normal_of("let o = and 15 t", "(mod t 16)");
+	normal_of("let o = div t 1", "t");
+	normal_of("let o = mod t 1", "0");
+	normal_of("let a = mul 2 3\n      let o = add (mul a t) (sub 10 4)", "6*t + 6");
+	normal_of("let o = neg (sub k t)", "-1*k + t");
+	normal_of("let o = mul t t", "(mul ...)");
+	normal_of("let o = add (load idx 0) t", "(load idx ...) + t");
+
+	/* the digit rule */
+	const char *head = "buffer out i32 8192\nloop g 16 global {\n  loop t 256 local {\n";
+	char buf[1024];
+#define CASE(name, body, flags, code) \
+	snprintf(buf, sizeof buf, "%s    %s\n  }\n}\n", head, body); \
+	code_of(name, buf, flags, code)
+	CASE("t + 256 g is unique", "store out (add t (mul g 256)) 1", 0, "");
+	CASE("t + 255 g overlaps", "store out (add t (mul g 255)) 1", 0, "E0501");
+	CASE("tie of coefficients", "store out (add (mod t 16) (div t 16)) 1", 0, "E0501");
+	CASE("div t 2 loses t", "store out (div t 2) 1", 0, "E0502");
+	CASE("div and mod pair determine t", "store out (add (mul (mod t 16) 16) (div t 16)) 1", 0, "E0502");
+	CASE("mod e >= bound determines t", "store out (add (mod t 256) (mul g 256)) 1", 0, "");
+	CASE("uniform term is ignored in the phase", "store out (add (add t (mul g 256)) 7) 1", 0, "");
+	CASE("negative coefficient", "store out (sub 4095 t) 1", 0, "E0501");
+	CASE("two offsets", "store out t (load out (add t 1))", 0, "E0503");
+	code_of("single iteration passes", "buffer out i32 4\nloop p 1 thread {\n  store out 0 1\n}\n", 0, "");
+	code_of("single iteration in strict mode", "buffer out i32 4\nloop p 1 thread {\n  store out 0 1\n}\n", UIR_CHECK_STRICT, "");
+	code_of("atomics exempt", "buffer h i32 4\nloop p 64 thread {\n  atomic.add h (mod p 4) 1\n}\n", 0, "");
+	code_of("atomics in strict mode", "buffer h i32 4\nloop p 64 thread {\n  atomic.add h (mod p 4) 1\n}\n", UIR_CHECK_STRICT, "E0502");
+	code_of("atomic mixed with store", "buffer h i32 4\nloop p 64 thread {\n  atomic.add h 0 1\n  store h 0 2\n}\n", 0, "E0503");
+	code_of("offset too large", "buffer out i32 4\nloop p 512 thread {\n  if (ge p 0) {\n    store out (mul p 16777216) 1\n  }\n}\n", 0, "E0501");
+	code_of("certain fault", "buffer out i32 4\nloop i 5 {\n  store out i 1\n}\n", 0, "E0301");
+	code_of("guarded fault is not certain", "buffer out i32 4\nloop i 5 {\n  if (lt i 9) {\n    store out i 1\n  }\n}\n", 0, "");
+	code_of("store in block code", "buffer out i32 4\nloop g 4 global {\n  store out g 1\n}\n", 0, "E0403");
+	code_of("local outside global", "buffer out i32 4\nloop t 4 local {\n  store out t 1\n}\n", 0, "E0401");
+	code_of("two block sizes", "buffer out i32 64\nloop g 1 global {\n  loop t 4 local {\n    store out t 1\n  }\n  loop t 8 local {\n    store out t 1\n  }\n}\n", 0, "E0402");
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
