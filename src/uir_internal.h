@@ -82,7 +82,7 @@ typedef enum {
 	X(LOAD,    "load",    1, OK_INT,   SH_SPECIAL, "BUF[OFF] (load.K: K lanes)") \
 	X(VEC,     "vec",     -1, OK_INT | OK_FLOAT, SH_SPECIAL, "a vector of the operands") \
 	X(SPLAT,   "splat",   1, OK_INT | OK_FLOAT, SH_SPECIAL, "K copies of a") \
-	X(LANE,    "lane",    1, OK_ALL,   SH_SPECIAL, "lane I of v")
+	X(LANE,    "lane",    2, OK_ALL,   SH_SPECIAL, "lane I of v")
 
 typedef enum {
 #define X(id, text, arity, acc, shape, meaning) OP_##id,

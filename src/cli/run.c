@@ -208,7 +208,8 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-/* Writes DIR/NAME.npy for the selected buffers. Returns 0, or 1 after a message. */
+/* Writes DIR/NAME.npy for every buffer (--only selects what is printed, not what is
+ * dumped). Returns 0, or 1 after a message. */
 static int dump_buffers(const UirProgram *p, const RunArgs *a, void **data)
 {
 	if (make_dirs(a->dump) != 0) {
@@ -217,8 +218,6 @@ static int dump_buffers(const UirProgram *p, const RunArgs *a, void **data)
 	}
 	for (int i = 0; i < p->nbufs; i++) {
 		const Mem *m = p->bufs[i];
-		if (!selected(a, m->name))
-			continue;
 		char *path = xmalloc(strlen(a->dump) + strlen(m->name) + 6);
 		sprintf(path, "%s/%s.npy", a->dump, m->name);
 		errno = 0;

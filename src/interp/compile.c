@@ -64,7 +64,7 @@ static void *mem_data(Comp *c, const Mem *m)
 }
 
 /* Fills the memory fields of an access instruction. */
-static void access(Comp *c, Insn *in, const Mem *m, Loc at, const char *what)
+static void set_access(Comp *c, Insn *in, const Mem *m, Loc at, const char *what)
 {
 	Site *s = arena_alloc(c->arena, sizeof *s);
 	s->mem = m;
@@ -85,7 +85,7 @@ static int32_t load(Comp *c, const Expr *e)
 	in->d = d;
 	in->a = off;
 	in->n = e->width;
-	access(c, in, e->mem, e->loc, e->width > 1 ? fmt_str(&c->p->arena, "load.%d of", e->width) : "load of");
+	set_access(c, in, e->mem, e->loc, e->width > 1 ? fmt_str(&c->p->arena, "load.%d of", e->width) : "load of");
 	return d;
 }
 
@@ -221,7 +221,7 @@ static void store(Comp *c, const Stmt *s)
 	}
 	in->a = off;
 	in->b = val;
-	access(c, in, s->mem, s->loc, what);
+	set_access(c, in, s->mem, s->loc, what);
 }
 
 static void stmt(Comp *c, const Stmt *s)

@@ -1,9 +1,12 @@
-/* test_stub.c - a stand-in for `uir test` until the test runner (src/test/) is wired into
- * the build; delete this file then. */
+/* test_stub.c - a stand-in for `uir test` until the test runner (src/test/) is in the
+ * build. It is a weak definition, so the real uir_test_main() replaces it as soon as the
+ * runner's object files are linked into the executable (as part of uir_src); delete this
+ * file then. (If the runner goes into a static library instead, delete it first: a weak
+ * definition already present stops the linker from pulling the library's one in.) */
 #include "../uir_internal.h"
 #include "../test/runner.h"
 
-int uir_test_main(int argc, char **argv, const char *self_exe)
+__attribute__((weak)) int uir_test_main(int argc, char **argv, const char *self_exe)
 {
 	(void)argc;
 	(void)argv;

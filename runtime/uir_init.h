@@ -1,0 +1,124 @@
+/* uir_init.h - the input generator of `buffer NAME T SIZE = random SEED [LO HI]`.
+ *
+ * Spec section 3 (and fine points 4 and 17 of section 11). Element i of a buffer with
+ * seed SEED draws z = splitmix64(SEED * 2^32 + i), then:
+ *   f32: u = (z >> 40) * 2^-24,  f64: u = (z >> 11) * 2^-53,  value LO + u * (HI - LO);
+ *   integers with a range: LO + z mod (HI - LO), wrapped to the type;
+ *   integers without a range: the low bits of z, i.e. (T)uir_random_bits(seed, i);
+ *   bool: uir_random_bits(seed, i) & 1.
+ * Check value: seed 3, element 0: z = 0x4fad8879896d31fb, f32 value -0.3775167465209961.
+ *
+ * The float helpers compute LO + u * (HI - LO) as separate f64 operations, one per
+ * statement: compile with -ffp-contract=off (or ISO C mode), never -ffast-math.
+ *
+ * Plain C11 that also compiles as C++ and CUDA; each helper starts with a marker line
+ * (runtime/README.md) and is pasted verbatim by the renderers.
+ */
+#ifndef UIR_INIT_H
+#define UIR_INIT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifndef UIR_FN
+#define UIR_FN static inline
+#endif
+
+/* uir-helper: uir_splitmix64 */
+/* The splitmix64 output function of x (all arithmetic modulo 2^64). */
+UIR_FN uint64_t uir_splitmix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15u;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
+	return x ^ (x >> 31);
+}
+
+/* uir-helper: uir_random_bits needs: uir_splitmix64 */
+/* The 64 random bits z of element i for SEED: splitmix64(seed * 2^32 + i). */
+UIR_FN uint64_t uir_random_bits(uint32_t seed, uint64_t i)
+{
+	return uir_splitmix64(((uint64_t)seed << 32) + i);
+}
+
+/* uir-helper: uir_below_f32 */
+/* The largest f32 whose value is below hi (compared in f64); -inf if there is none. */
+UIR_FN float uir_below_f32(double hi)
+{
+	float h = (float)hi; /* the nearest f32 (inf beyond the range); one step down suffices */
+	uint32_t bits;
+	if ((double)h < hi)
+		return h;
+	memcpy(&bits, &h, sizeof bits);
+	if (bits == 0x00000000u)      /* +0: the largest value below it is -min_subnormal */
+		bits = 0x80000001u;
+	else if (bits >> 31)          /* negative: a larger magnitude */
+		bits += 1;
+	else                          /* positive (or +inf): a smaller magnitude */
+		bits -= 1;
+	memcpy(&h, &bits, sizeof h);
+	return h;
+}
+
+/* uir-helper: uir_below_f64 */
+/* The largest f64 below hi (hi neither NaN nor -inf). */
+UIR_FN double uir_below_f64(double hi)
+{
+	uint64_t bits;
+	memcpy(&bits, &hi, sizeof bits);
+	if ((bits << 1) == 0)         /* +0 or -0: the largest value below is -min_subnormal */
+		bits = 0x8000000000000001u;
+	else if (bits >> 63)          /* negative: a larger magnitude */
+		bits += 1;
+	else                          /* positive (or +inf): a smaller magnitude */
+		bits -= 1;
+	memcpy(&hi, &bits, sizeof hi);
+	return hi;
+}
+
+/* uir-helper: uir_random_f32 needs: uir_random_bits uir_below_f32 */
+/* Element i of an f32 buffer `random SEED LO HI`: uniform in [lo, hi); lo and hi are the
+ * f64 values nearest the literals (the default range is lo = -1, hi = 1). A result that
+ * rounds to hi or above becomes the largest f32 below hi. */
+UIR_FN float uir_random_f32(uint32_t seed, uint64_t i, double lo, double hi)
+{
+	double u = (double)(uir_random_bits(seed, i) >> 40) / 16777216.0; /* 2^24 */
+	double width = hi - lo;
+	double scaled = u * width;
+	double value = lo + scaled;
+	float result = (float)value;
+	if ((double)result >= hi)
+		result = uir_below_f32(hi);
+	return result;
+}
+
+/* uir-helper: uir_random_f64 needs: uir_random_bits uir_below_f64 */
+/* Element i of an f64 buffer `random SEED LO HI`: uniform in [lo, hi) (default lo = -1,
+ * hi = 1). A result that rounds to hi or above becomes the largest f64 below hi. */
+UIR_FN double uir_random_f64(uint32_t seed, uint64_t i, double lo, double hi)
+{
+	double u = (double)(uir_random_bits(seed, i) >> 11) / 9007199254740992.0; /* 2^53 */
+	double width = hi - lo;
+	double scaled = u * width;
+	double value = lo + scaled;
+	if (value >= hi)
+		value = uir_below_f64(hi);
+	return value;
+}
+
+/* uir-helper: uir_random_int needs: uir_random_bits */
+/* Element i of an integer buffer `random SEED LO HI`: (lo + z mod width) mod 2^64, with
+ * lo the bits of LO as u64 and width = HI - LO as u64, where width 0 stands for 2^64 (a
+ * whole 64-bit range: z mod 2^64 is z itself). The caller wraps the result to the
+ * element type: (int8_t), (uint32_t), ... */
+UIR_FN uint64_t uir_random_int(uint32_t seed, uint64_t i, uint64_t lo, uint64_t width)
+{
+	uint64_t z = uir_random_bits(seed, i);
+	if (width == 0)
+		return lo + z;
+	return lo + z % width;
+}
+
+/* uir-helper-end */
+
+#endif /* UIR_INIT_H */
