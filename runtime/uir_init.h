@@ -108,14 +108,14 @@ UIR_FN double uir_random_f64(uint32_t seed, uint64_t i, double lo, double hi)
 
 /* uir-helper: uir_random_int needs: uir_random_bits */
 /* Element i of an integer buffer `random SEED LO HI`: (lo + z mod width) mod 2^64, with
- * lo the bits of LO as u64 and width = HI - LO as u64, where width 0 stands for 2^64: a
- * whole 64-bit range takes z itself (fine point 17), as the type's random without a range
- * does. The caller wraps the result to the element type: (int8_t), (uint32_t), ... */
+ * lo the bits of LO as u64 and width = HI - LO as u64, where width 0 stands for 2^64 (a
+ * whole 64-bit range: z mod 2^64 is z itself, fine point 17). The caller wraps the result
+ * to the element type: (int8_t), (uint32_t), ... */
 UIR_FN uint64_t uir_random_int(uint32_t seed, uint64_t i, uint64_t lo, uint64_t width)
 {
 	uint64_t z = uir_random_bits(seed, i);
 	if (width == 0)
-		return z;
+		return lo + z;
 	return lo + z % width;
 }
 

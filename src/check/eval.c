@@ -4,9 +4,9 @@
 #include "../uir_internal.h"
 #include "uir_ops.h"
 
-static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth)
+static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth, long *budget)
 {
-	if (depth > 200 || e->lanes != 1 || (e->ty != UIR_I32 && e->ty != UIR_BOOL))
+	if (depth > 200 || --*budget < 0 || e->lanes != 1 || (e->ty != UIR_I32 && e->ty != UIR_BOOL))
 		return false;
 	switch (e->kind) {
 	case EX_LIT:
@@ -16,7 +16,7 @@ static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth)
 		if (!e->sym)
 			return false;
 		if (e->sym->kind == SYM_LET)
-			return eval_rec(e->sym->def->value, env, out, depth + 1);
+			return eval_rec(e->sym->def->value, env, out, depth + 1, budget);
 		for (int i = 0; i < env->n; i++)
 			if (env->syms[i] == e->sym) {
 				*out = env->vals[i];
@@ -31,7 +31,7 @@ static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth)
 		return false;
 	if (e->op == OP_CAST) {
 		const Expr *x = e->args[0];
-		if (!eval_rec(x, env, &a[0], depth + 1))
+		if (!eval_rec(x, env, &a[0], depth + 1, budget))
 			return false;
 		*out = e->ty == UIR_BOOL ? a[0] != 0 : (int64_t)(int32_t)(uint32_t)a[0];
 		return true;
@@ -39,7 +39,7 @@ static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth)
 	if (e->nargs > 3)
 		return false;
 	for (int i = 0; i < e->nargs; i++)
-		if (!eval_rec(e->args[i], env, &a[i], depth + 1))
+		if (!eval_rec(e->args[i], env, &a[i], depth + 1, budget))
 			return false;
 	int32_t x = (int32_t)a[0], y = (int32_t)a[1];
 	bool isb = e->args[0]->ty == UIR_BOOL;
@@ -72,5 +72,6 @@ static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth)
 
 bool eval_int(const Expr *e, const EvalEnv *env, int64_t *out)
 {
-	return eval_rec(e, env, out, 0);
+	long budget = 100000;
+	return eval_rec(e, env, out, 0, &budget);
 }

@@ -64,7 +64,7 @@ static void put(char **buf, size_t *len, size_t *cap, const char *s)
 static void key_rec(NormCtx *c, const Expr *e, char **buf, size_t *len, size_t *cap, int depth)
 {
 	char tmp[96];
-	if (depth > 64) {
+	if (depth > 64 || --c->budget < 0) {
 		put(buf, len, cap, "...");
 		return;
 	}
@@ -178,7 +178,7 @@ static void add_const(Norm *out, int64_t k, int64_t scale)
 
 static void norm_rec(NormCtx *c, const Expr *e, Norm *out, int64_t scale, bool outside, int depth)
 {
-	if (depth > 200) {
+	if (depth > 200 || --c->budget < 0) {
 		out->bad = true;
 		return;
 	}
@@ -313,6 +313,7 @@ static void norm_rec(NormCtx *c, const Expr *e, Norm *out, int64_t scale, bool o
 Norm normalize(NormCtx *c, const Expr *e)
 {
 	Norm n = { 0 };
+	c->budget = 100000;
 	norm_rec(c, e, &n, 1, false, 0);
 	drop_zeros(&n);
 	return n;

@@ -29,6 +29,7 @@ typedef struct Norm {
 typedef struct NormCtx {
 	Arena *a;
 	const Stmt *code;  /* the checked code: lets outside it mark their loads `outside` */
+	long budget;       /* nodes left to visit: inlined let chains may grow exponentially */
 } NormCtx;
 
 /* The normal form of the i32 expression E (terms live in C->a). */

@@ -87,9 +87,9 @@ static bool stored_in_code(const Code *c, const Mem *m)
 	return false;
 }
 
-static bool uniform_expr(const Code *c, const Expr *e, bool outside, int depth)
+static bool uniform_expr(const Code *c, const Expr *e, bool outside, int depth, long *budget)
 {
-	if (depth > 200)
+	if (depth > 200 || --*budget < 0)
 		return false;
 	switch (e->kind) {
 	case EX_LIT:
@@ -98,13 +98,13 @@ static bool uniform_expr(const Code *c, const Expr *e, bool outside, int depth)
 		if (!e->sym)
 			return false;
 		if (e->sym->kind == SYM_LET)
-			return uniform_expr(c, e->sym->def->value, outside || !stmt_inside(e->sym->def, c->root), depth + 1);
+			return uniform_expr(c, e->sym->def->value, outside || !stmt_inside(e->sym->def, c->root), depth + 1, budget);
 		return !inside_loop(c, e->sym);
 	case EX_OP:
 		if (e->op == OP_LOAD && !outside && (stored_in_code(c, e->mem) || skipped(c, e->mem)))
 			return false;
 		for (int i = 0; i < e->nargs; i++)
-			if (!uniform_expr(c, e->args[i], outside, depth + 1))
+			if (!uniform_expr(c, e->args[i], outside, depth + 1, budget))
 				return false;
 		return true;
 	}
@@ -115,7 +115,8 @@ static bool uniform_term(const Code *c, const Term *t)
 {
 	if (t->kind != TM_OPAQUE)
 		return !inside_loop(c, t->index);
-	return uniform_expr(c, t->expr, t->outside, 0);
+	long budget = 100000;
+	return uniform_expr(c, t->expr, t->outside, 0, &budget);
 }
 
 /* The largest value of a digit term, -1 when its loop's bound is not a literal. */

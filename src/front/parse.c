@@ -26,7 +26,10 @@ typedef struct Parser {
 	int nscopes, capscopes;
 	jmp_buf fail;
 	Stmt *parent;   /* enclosing loop or if */
+	int depth;      /* nesting of ( ) and { }, limited so that no input overflows the stack */
 } Parser;
+
+#define MAX_NESTING 256
 
 static const char *const keywords[] = {
 	"buffer", "alloc", "let", "store", "loop", "if", "else", "atomic",
@@ -270,9 +273,12 @@ static Expr *arg(Parser *ps)
 {
 	Token t = ps->tok;
 	if (t.kind == TK_LPAREN) {
+		if (++ps->depth > MAX_NESTING)
+			syntax(ps, t.loc, "parentheses nested more than %d deep", MAX_NESTING);
 		next(ps);
 		Expr *e = expr(ps);
 		expect(ps, TK_RPAREN, "')'");
+		ps->depth--;
 		return e;
 	}
 	if (is_literal_tok(&t))
@@ -325,6 +331,8 @@ static Expr *expr(Parser *ps)
 	e->op = op < 0 ? OP_COUNT : (Op)op;
 	if (op >= 0 && dot) {
 		int w = suffix_width(&t, base);
+		if (w == 1)
+			w = 0; /* load.1 is not a vector width */
 		if (op == OP_LOAD || op == OP_SPLAT)
 			e->width = w;
 		else
@@ -557,6 +565,8 @@ static Stmt *stmt(Parser *ps)
 	if (base == 5 && !memcmp(t.s, "store", 5)) {
 		Stmt *s = new_stmt(ps, ST_STORE, t.loc);
 		s->width = dot ? suffix_width(&t, base) : 1;
+		if (dot && s->width == 1)
+			s->width = 0; /* store.1 is not a vector width */
 		next(ps);
 		store_target(ps, s);
 		s->off = arg(ps);
@@ -645,6 +655,8 @@ static Stmt *stmts(Parser *ps, TokKind close)
 /* block := '{' stmts '}'  with its own scope (the current token is '{') */
 static Stmt *block(Parser *ps, Stmt *owner)
 {
+	if (++ps->depth > MAX_NESTING)
+		syntax(ps, ps->tok.loc, "blocks nested more than %d deep", MAX_NESTING);
 	next(ps);
 	Stmt *saved = ps->parent;
 	ps->parent = owner;
@@ -653,6 +665,7 @@ static Stmt *block(Parser *ps, Stmt *owner)
 	pop_scope(ps);
 	ps->parent = saved;
 	next(ps);
+	ps->depth--;
 	return b;
 }
 

@@ -220,6 +220,12 @@ static bool untyped(const Expr *e)
 	case SH_SPECIAL:
 		if (e->op == OP_SELECT)
 			return e->nargs == 3 && untyped(e->args[1]) && untyped(e->args[2]);
+		if (e->op == OP_SPLAT || e->op == OP_VEC) {
+			for (int i = 0; i < e->nargs; i++)
+				if (!untyped(e->args[i]))
+					return false;
+			return e->nargs > 0;
+		}
 		return false;
 	default:
 		return false;

@@ -329,8 +329,8 @@ char *ut_diff_outputs(const char *a, size_t alen, const char *who_a,
 		if (!ha && !hb)
 			break;
 		if (!ha || !hb)
-			return ut_format("%s printed %d lines, %s printed more", ha ? who_b : who_a, k,
-			                 ha ? who_a : who_b);
+			return ut_format("%s printed %d line%s, %s printed more", ha ? who_b : who_a, k,
+			                 k == 1 ? "" : "s", ha ? who_a : who_b);
 		if (ea - la != eb - lb || memcmp(la, lb, (size_t)(ea - la)) != 0)
 			return diff_lines(la, ea, who_a, lb, eb, who_b, k);
 	}

@@ -42,6 +42,7 @@ typedef struct Runner {
 	const char *junit_path;
 	bool tty;            /* standard output is a terminal: draw a progress line */
 	size_t progress_len; /* length of the progress line on screen */
+	int drawn[3];        /* finished, failed and running when it was drawn */
 } Runner;
 
 /* The self-pipe that wakes poll() on SIGCHLD and on an interrupt. */
@@ -246,6 +247,12 @@ static void draw_progress(Runner *r)
 	int running = 0;
 	for (int i = 0; i < r->cfg.jobs; i++)
 		running += r->slots[i].test != NULL;
+	if (r->progress_len && r->drawn[0] == r->finished && r->drawn[1] == r->failed &&
+	    r->drawn[2] == running)
+		return; /* unchanged */
+	r->drawn[0] = r->finished;
+	r->drawn[1] = r->failed;
+	r->drawn[2] = running;
 	char line[128];
 	int len = snprintf(line, sizeof line, "[%d/%d] %d failed, %d running", r->finished,
 	                   r->ntests, r->failed, running);
@@ -284,7 +291,8 @@ static void report(Runner *r, UtTest *t)
 	} else if (t->skips.len || !t->plan) {
 		t->result = UT_SKIP;
 		r->skipped++;
-		printf("SKIP %s: %s", t->path, t->skips.len ? t->skips.data : t->notes.data);
+		printf("SKIP %s: %s", t->path, t->skips.len ? t->skips.data
+		                               : t->notes.len ? t->notes.data : "nothing to run");
 		if (t->skips.len && t->notes.len)
 			printf(" (not run: %s)", t->notes.data);
 		putchar('\n');
@@ -483,9 +491,7 @@ static int gather(Runner *r, char **paths, int npaths, const Options *o)
 			free(list[i]);
 			continue;
 		}
-		r->tests[r->ntests].path = list[i];
-		r->tests[r->ntests].step = -1;
-		r->ntests++;
+		r->tests[r->ntests++].path = list[i];
 	}
 	free(list);
 	return 0;

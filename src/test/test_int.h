@@ -42,7 +42,8 @@ char *ut_strdup(const char *s);        /* a malloc'd copy */
 char *ut_format(const char *fmt, ...) __attribute__((format(printf, 1, 2), nonnull(1)));
 void ut_buf_add(UtBuf *b, const char *s, size_t n);  /* appends N bytes (up to the limit) */
 void ut_buf_puts(UtBuf *b, const char *s);
-void ut_buf_printf(UtBuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3), nonnull(2)));
+void ut_buf_printf(UtBuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), nonnull(2)));
 void ut_buf_free(UtBuf *b);
 /* The current time in seconds (CLOCK_MONOTONIC). */
 double ut_now(void);
@@ -194,7 +195,6 @@ typedef struct UtTest {
 	char *path;
 	UtSpec spec;
 	unsigned plan;         /* bit (1 << UtStep) for each step to run */
-	int step;              /* the step running now, or -1 */
 	UtBuf notes;           /* parts not run because uir lacks them ("; "-separated) */
 	UtBuf skips;           /* parts not run because a tool is missing ("; "-separated) */
 	char *fail;            /* malloc'd: why it failed, or NULL */

@@ -123,7 +123,7 @@ static void test_generator(void)
 	/* A huge range: results beyond f32 become the largest f32 below hi. */
 	CHECK(uir_random_f32(3, 0, 0, 1e300) == FLT_MAX);
 
-	/* Integers: lo + z mod width, wrapped by the caller; width 0 (2^64) takes z itself. */
+	/* Integers: lo + z mod width, wrapped by the caller; width 0 stands for 2^64. */
 	for (i = 0; i < 100000; i++) {
 		int32_t v = (int32_t)uir_random_int(5, (uint64_t)i, (uint64_t)(int64_t)-5, 10);
 		uint8_t b = (uint8_t)uir_random_int(5, (uint64_t)i, 0, 256);
@@ -132,7 +132,8 @@ static void test_generator(void)
 		if (v < -5 || v >= 5 || b != (uint8_t)z || c != (int8_t)(uint8_t)(z + 128))
 			break;
 		if (uir_random_int(5, (uint64_t)i, 0, 0) != z ||
-		    uir_random_int(5, (uint64_t)i, (uint64_t)INT64_MIN, 0) != z)
+		    uir_random_int(5, (uint64_t)i, (uint64_t)INT64_MIN, 0) !=
+			    z + (uint64_t)INT64_MIN)
 			break;
 		if ((int64_t)uir_random_int(5, (uint64_t)i, (uint64_t)(int64_t)-3, 3) < -3 ||
 		    (int64_t)uir_random_int(5, (uint64_t)i, (uint64_t)(int64_t)-3, 3) > -1)

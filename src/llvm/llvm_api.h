@@ -1,0 +1,55 @@
+/* llvm_api.h - the interface between the `uir` executable and the LLVM back end.
+ *
+ * The back end (src/llvm/*.c, linked with LLVM) is a shared module, uir-llvm.so, that the
+ * executable loads with dlopen() on first use (loader.c), so that commands which need no
+ * LLVM do not pay for loading it. The module exports one symbol, uir_llvm_api(), that
+ * returns the table below. Both sides are built from this header in one build; the
+ * version field guards against a stale module left next to a newer executable.
+ */
+#ifndef UIR_LLVM_API_H
+#define UIR_LLVM_API_H
+
+#include "../uir_internal.h"
+
+#define UIR_LLVM_API_VERSION 3
+
+/* How to compile a program. */
+typedef struct UirJitOptions {
+	int threads;       /* worker threads for thread/global loops: 1 to 1024, 0 = default */
+	bool bounds_check; /* check the accesses not proven in bounds (E0601) */
+	int opt_level;     /* 0: no optimisation (uir llvm -O0), else the O3 pipeline */
+	const char *cpu;   /* target CPU for compile ("generic", "x86-64-v3"...); NULL: host */
+} UirJitOptions;
+
+/* Where the time of a JIT run went, in milliseconds. */
+typedef struct UirJitTimes {
+	double load_ms;  /* loading the module (filled by loader.c) */
+	double lower_ms; /* syntax tree to LLVM IR */
+	double opt_ms;   /* the pass pipeline */
+	double jit_ms;   /* machine code generation and linking */
+	double exec_ms;  /* running the kernel */
+} UirJitTimes;
+
+/* What `uir compile` writes. */
+typedef enum { UIR_EMIT_OBJECT, UIR_EMIT_ASM, UIR_EMIT_IR } UirEmitKind;
+
+typedef struct UirLlvmApi {
+	int version; /* UIR_LLVM_API_VERSION */
+	/* Runs the checked program P over BUFS (as buffers_create() makes them). Returns 0; 1
+	 * after printing E0601 (the first fault a sequential run would meet) or an
+	 * out-of-memory error on p->err; 70 after an internal error message. T may be NULL. */
+	int (*run)(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTimes *t);
+	/* Prints the LLVM module of the checked program P (textual IR) on OUT. Returns 0, or
+	 * 70 after an internal error message. */
+	int (*print_ir)(UirProgram *p, const UirJitOptions *o, FILE *out);
+	/* Writes the module of P to PATH as an object file or assembly for the host (or
+	 * o->cpu), exporting `int kernel(T *b0, ...)`. Returns 0, 1 when PATH cannot be
+	 * written (after a message on stderr), 64 for an unknown CPU, 70 for internal errors. */
+	int (*emit)(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const char *path);
+} UirLlvmApi;
+
+/* The module's one exported symbol. */
+typedef const UirLlvmApi *(*UirLlvmApiFn)(void);
+#define UIR_LLVM_API_SYMBOL "uir_llvm_api"
+
+#endif

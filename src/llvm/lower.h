@@ -1,0 +1,78 @@
+/* lower.h - the inside of the LLVM back end: lowering a checked program to an LLVM module
+ * (lower.c, lower_ops.c), value ranges for bounds-check elision (range.c), and the
+ * fault codes shared by the lowering, the JIT driver and the object writer (module.c).
+ *
+ * The lowered module defines
+ *
+ *     i64 @uir_kernel(ptr noalias %b0, ...)      (JIT: exported as "kernel")
+ *
+ * which runs the whole program and returns 0, or a fault code: (SITE + 1) << 32 | the
+ * 32 bits of the offset for an access out of bounds at sites[SITE], or UIR_CODE_OOM << 32
+ * | the alloc's index when memory for an alloc ran out. Parallel loops are outlined into
+ * `i64 @NAME.body(ptr ctx, i32 i, i32 worker)` run by uir_parallel_for().
+ */
+#ifndef UIR_LLVM_LOWER_H
+#define UIR_LLVM_LOWER_H
+
+#include "llvm_api.h"
+#include <llvm-c/Core.h>
+
+/* The high word of a fault code for an alloc that could not be allocated. */
+#define UIR_CODE_OOM 0xFFFFFFFFu
+
+/* An access that is checked at run time: what E0601 reports for it. */
+typedef struct FaultSite {
+	const Mem *mem;
+	Loc loc;
+	const char *what; /* "load of", "store.4 to", "atomic.add on" (as the interpreter) */
+	int width;        /* K of .K accesses, else 1 */
+} FaultSite;
+
+/* The result of lowering. */
+typedef struct Lowered {
+	LLVMModuleRef mod;
+	LLVMValueRef kernel; /* @uir_kernel */
+	FaultSite *sites;    /* xmalloc'ed */
+	int nsites;
+	bool uses_math;      /* calls uir_jit_exp2_f32 and friends (link the math bitcode) */
+	bool uses_parallel;  /* calls uir_parallel_for */
+	bool uses_heap;      /* calls calloc/malloc/free */
+} Lowered;
+
+/* Lowers the checked program P into a new module in CX. O gives bounds_check. Returns
+ * false after an internal error message. The caller owns out->mod and frees out->sites. */
+bool lower_program(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, Lowered *out);
+
+/* ---- range.c: intervals of small integer values (bool, i8, u8, i32, u32) ---- */
+
+/* The values an expression may take, as mathematical integers in its type's reading.
+ * known is false for types outside bool/i8/u8/i32/u32 and for vectors. */
+typedef struct Rng {
+	int64_t lo, hi;
+	bool known;
+} Rng;
+
+/* The whole range of type T (known only for the small integer types). */
+Rng rng_full(UirType t);
+/* [V, V] for a literal of type T. */
+Rng rng_lit(UirType t, Scalar v);
+/* The range of `OP a b ...` of result type T (scalar) from the operands' ranges A (as
+ * many as E has operands); *EXACT (may be NULL) is set when the op cannot wrap, so nsw/nuw
+ * flags are valid. E is the op node (for cast targets and operand types). */
+Rng rng_op(const Expr *e, const Rng *a, bool *exact);
+/* The range of a loop index whose bound has range B. */
+Rng rng_index(Rng b);
+/* The range of E with the current ranges RNG of lets and loop indices (by Sym.slot),
+ * computed without emitting anything (for conditions). */
+Rng rng_expr(const Expr *e, const Rng *rng);
+/* Narrows RNG (by slot) with what COND being TRUTH says about names: `lt x y`, `le`, `gt`,
+ * `ge`, `eq` with a let or loop index on one side, through `and`, `or` and `not`. */
+void rng_refine(const Expr *cond, bool truth, Rng *rng);
+
+/* ---- module.c: fault messages ---- */
+
+/* Prints the E0601 diagnostic of fault CODE (nonzero) exactly as the interpreter does,
+ * or the out-of-memory error, on p->err. */
+void fault_report(UirProgram *p, const Lowered *lw, uint64_t code);
+
+#endif

@@ -1,0 +1,1 @@
+__global__ void not_a_test(void) {}
