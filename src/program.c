@@ -1,12 +1,18 @@
 /* program.c - the public API of include/uir/uir.h: load, check, free, buffer queries. */
 #include "uir_internal.h"
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Reads a whole file; NULL with errno set on failure. Files over 256 MiB are refused. */
 static char *read_file(const char *path, size_t *len)
 {
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return NULL;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;

@@ -28,7 +28,7 @@ char *fmt_str(Arena *a, const char *fmt, ...)
 }
 
 /* Prints the source line of AT with a caret under its column. Tabs are kept so the
- * caret lines up in a terminal. */
+ * caret lines up in a terminal; a long line is cut to a window around the column. */
 static void show_line(UirProgram *p, Loc at)
 {
 	if (at.line <= 0 || !p->src)
@@ -40,13 +40,26 @@ static void show_line(UirProgram *p, Loc at)
 	const char *e = s;
 	while (e < end && *e != '\n')
 		e++;
+	const char *caret = s + (at.col > 0 ? at.col - 1 : 0);
+	if (caret > e)
+		caret = e;
+	const char *from = s, *to = e;
+	bool cut_left = false, cut_right = false;
+	if (caret - from > 80) {
+		from = caret - 60;
+		cut_left = true;
+	}
+	if (to - caret > 80) {
+		to = caret + 60;
+		cut_right = true;
+	}
 	FILE *f = p->err;
-	fprintf(f, " %5d | ", at.line);
-	for (const char *c = s; c < e; c++)
+	fprintf(f, " %5d | %s", at.line, cut_left ? "..." : "");
+	for (const char *c = from; c < to; c++)
 		fputc((*c == '\t' || (unsigned char)*c >= 32) && *c != 127 ? *c : '?', f);
-	fputs("\n       | ", f);
-	for (int i = 1; i < at.col && s + i - 1 < e; i++)
-		fputc(s[i - 1] == '\t' ? '\t' : ' ', f);
+	fprintf(f, "%s\n       | %s", cut_right ? "..." : "", cut_left ? "   " : "");
+	for (const char *c = from; c < caret; c++)
+		fputc(*c == '\t' ? '\t' : ' ', f);
 	fputs("^\n", f);
 }
 

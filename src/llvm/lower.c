@@ -1,0 +1,744 @@
+/* lower.c - a checked program to an LLVM module: statements, memory, functions and
+ * parallel loops (expressions are in lower_ops.c).
+ *
+ *   i64 @uir_kernel(ptr noalias %b0, ...)
+ *
+ * runs the program and returns 0 or a fault code (lower.h). Loops are real loops over an
+ * i32 phi; `unroll` loops are unrolled here; `local` loops are plain loops, so the phases
+ * of a block run in order. Each `thread` or `global` loop is outlined into
+ *
+ *   i64 @NAME.body(ptr %ctx, i32 %i, i32 %worker)    (loads the captured values, calls)
+ *   i64 @NAME.iter(i32 %NAME, i32 %worker, ptr %scratch, ptr noalias ..., captured ...)
+ *
+ * and run by uir_parallel_for(n, @NAME.body, ctx); a fault in any iteration comes back
+ * as the code of the smallest faulting iteration.
+ *
+ * Allocs: an alloc with no home lives for the whole run (on the stack when small, else
+ * calloc'ed); an alloc whose home is a parallel loop gets one copy per iteration, zeroed
+ * at the start of it: on the stack of @NAME.iter when at most 64 KiB (small ones become
+ * SSA values after SROA), else in per-worker heap scratch. Accesses are checked unless
+ * range.c proves them in bounds (or checks are off): a failed check branches to the
+ * function's `done` block with the fault code.
+ */
+#include "lower_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Allocs above this many bytes are not kept on the stack; nor are more than STACK_TOTAL
+ * bytes of allocs per function. */
+#define STACK_ALLOC_MAX (64 * 1024)
+#define STACK_TOTAL (256 * 1024)
+
+static void lower_stmts(L *l, const Stmt *s);
+
+int mem_slot(const L *l, const Mem *m)
+{
+	return m->is_alloc ? l->p->nbufs + m->index : m->index;
+}
+
+static LLVMAttributeRef enum_attr(L *l, const char *name)
+{
+	return LLVMCreateEnumAttribute(l->cx, LLVMGetEnumAttributeKindForName(name, strlen(name)), 0);
+}
+
+/* ---- functions and their exit block ---- */
+
+static void fn_begin(L *l, Fn *f, LLVMValueRef fn, const Stmt *par)
+{
+	memset(f, 0, sizeof *f);
+	f->fn = fn;
+	f->par = par;
+	f->entry = LLVMAppendBasicBlockInContext(l->cx, fn, "entry");
+	f->done = LLVMCreateBasicBlockInContext(l->cx, "done");
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, enum_attr(l, "nounwind"));
+	LLVMPositionBuilderAtEnd(l->b, f->entry);
+	l->fn = f;
+}
+
+/* Adds an edge into `done` from the current block with CODE, and ends the block. */
+static void fn_exit(L *l, LLVMValueRef code)
+{
+	Fn *f = l->fn;
+	if (f->ncodes == f->capcodes) {
+		f->capcodes = f->capcodes ? 2 * f->capcodes : 16;
+		f->codes = xrealloc(f->codes, (size_t)f->capcodes * sizeof *f->codes);
+		f->from = xrealloc(f->from, (size_t)f->capcodes * sizeof *f->from);
+	}
+	f->codes[f->ncodes] = code;
+	f->from[f->ncodes] = LLVMGetInsertBlock(l->b);
+	f->ncodes++;
+	LLVMBuildBr(l->b, f->done);
+}
+
+/* Branches to `done` with CODE when FAIL is true; continues in a new block. */
+static void fail_if(L *l, LLVMValueRef fail, LLVMValueRef code, const char *name)
+{
+	LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, name);
+	LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "ok");
+	LLVMBuildCondBr(l->b, fail, bad, ok);
+	LLVMPositionBuilderAtEnd(l->b, bad);
+	fn_exit(l, code);
+	LLVMPositionBuilderAtEnd(l->b, ok);
+}
+
+/* Ends the normal path with code 0 and builds `done` (the phi of codes). The builder is
+ * left at the end of `done`, before its return: the caller adds clean-up and returns
+ * the value it gets. */
+static LLVMValueRef fn_close(L *l)
+{
+	Fn *f = l->fn;
+	fn_exit(l, LLVMConstInt(l->t_i64, 0, 0));
+	LLVMAppendExistingBasicBlock(f->fn, f->done);
+	LLVMPositionBuilderAtEnd(l->b, f->done);
+	LLVMValueRef phi = LLVMBuildPhi(l->b, l->t_i64, "code");
+	LLVMAddIncoming(phi, f->codes, f->from, (unsigned)f->ncodes);
+	free(f->codes);
+	free(f->from);
+	f->codes = NULL;
+	f->from = NULL;
+	return phi;
+}
+
+/* An alloca of N bytes of type ARRAY at the start of the entry block. */
+static LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned align)
+{
+	LLVMBuilderRef eb = LLVMCreateBuilderInContext(l->cx);
+	LLVMValueRef first = LLVMGetFirstInstruction(l->fn->entry);
+	if (first)
+		LLVMPositionBuilderBefore(eb, first);
+	else
+		LLVMPositionBuilderAtEnd(eb, l->fn->entry);
+	LLVMValueRef a = LLVMBuildAlloca(eb, t, name);
+	LLVMSetAlignment(a, align);
+	LLVMDisposeBuilder(eb);
+	return a;
+}
+
+static LLVMValueRef declare(L *l, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n)
+{
+	LLVMValueRef f = LLVMGetNamedFunction(l->mod, name);
+	if (!f) {
+		f = LLVMAddFunction(l->mod, name, LLVMFunctionType(ret, params, (unsigned)n, 0));
+		LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, enum_attr(l, "nounwind"));
+	}
+	return f;
+}
+
+static LLVMValueRef call(L *l, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, LLVMValueRef *args, int n)
+{
+	LLVMValueRef f = declare(l, name, ret, params, n);
+	return LLVMBuildCall2(l->b, LLVMGlobalGetValueType(f), f, args, (unsigned)n, "");
+}
+
+static LLVMValueRef i64c(L *l, int64_t v) { return LLVMConstInt(l->t_i64, (unsigned long long)v, 1); }
+
+static int64_t mem_bytes(const Mem *m) { return m->size * uir_type_size(m->ty); }
+
+/* ---- memory accesses ---- */
+
+static int add_site(L *l, const Mem *m, Loc loc, const char *what, int width)
+{
+	Lowered *o = l->out;
+	if (o->nsites == l->capsites) {
+		l->capsites = l->capsites ? 2 * l->capsites : 16;
+		o->sites = xrealloc(o->sites, (size_t)l->capsites * sizeof *o->sites);
+	}
+	FaultSite *s = &o->sites[o->nsites];
+	s->mem = m;
+	s->loc = loc;
+	s->what = arena_strndup(&l->p->arena, what, strlen(what));
+	s->width = width;
+	return o->nsites++;
+}
+
+LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int width, Loc loc, const char *what)
+{
+	bool proven = r.known && r.lo >= 0 && r.hi + width - 1 <= m->size - 1;
+	LLVMValueRef idx;
+	if (proven) {
+		idx = LLVMBuildZExt(l->b, off, l->t_i64, "");
+		if (LLVMIsAInstruction(idx))
+			LLVMSetNNeg(idx, 1);
+	} else {
+		idx = LLVMBuildSExt(l->b, off, l->t_i64, "");
+	}
+	if (!proven && l->o->bounds_check) {
+		int site = add_site(l, m, loc, what, width);
+		int64_t limit = m->size - width; /* the largest first element */
+		LLVMValueRef ok = limit < 0 ? LLVMConstInt(l->t_i1, 0, 0)
+			: LLVMBuildICmp(l->b, LLVMIntULE, idx, i64c(l, limit), "inb");
+		LLVMValueRef code = LLVMBuildOr(l->b, i64c(l, (int64_t)((uint64_t)(site + 1) << 32)),
+						LLVMBuildZExt(l->b, off, l->t_i64, ""), "");
+		fail_if(l, LLVMBuildNot(l->b, ok, ""), code, "oob");
+	}
+	LLVMValueRef base = l->memptr[mem_slot(l, m)];
+	return LLVMBuildInBoundsGEP2(l->b, mem_type(l, m->ty), base, &idx, 1, "");
+}
+
+/* A value of type T (LANES lanes) as it is stored in memory (bool: one byte 0/1). */
+static LLVMValueRef to_memory(L *l, LLVMValueRef v, UirType t, int lanes)
+{
+	if (t != UIR_BOOL)
+		return v;
+	LLVMTypeRef mt = lanes > 1 ? LLVMVectorType(l->t_i8, (unsigned)lanes) : l->t_i8;
+	return LLVMBuildZExt(l->b, v, mt, "");
+}
+
+static void store(L *l, const Stmt *s)
+{
+	Rng ro;
+	LLVMValueRef off = lower_expr(l, s->off, &ro);
+	LLVMValueRef v = lower_expr(l, s->val, NULL);
+	char what[32];
+	if (s->width > 1)
+		snprintf(what, sizeof what, "store.%d to", s->width);
+	else
+		snprintf(what, sizeof what, "store to");
+	LLVMValueRef addr = lower_address(l, s->mem, off, ro, s->width, s->loc, what);
+	LLVMValueRef st = LLVMBuildStore(l->b, to_memory(l, v, s->mem->ty, s->width), addr);
+	LLVMSetAlignment(st, (unsigned)uir_type_size(s->mem->ty));
+}
+
+/* atomic.OP: an atomicrmw where other iterations may touch the memory at the same time,
+ * else a plain read-modify-write (sequential code, or memory private to the iteration). */
+static void atomic(L *l, const Stmt *s)
+{
+	static const char *const names[] = { "atomic.add on", "atomic.min on", "atomic.max on" };
+	Rng ro;
+	LLVMValueRef off = lower_expr(l, s->off, &ro);
+	LLVMValueRef v = lower_expr(l, s->val, NULL);
+	const Mem *m = s->mem;
+	LLVMValueRef addr = lower_address(l, m, off, ro, 1, s->loc, names[s->aop]);
+	bool sg = type_is_signed(m->ty);
+	bool shared = l->fn->par && m->home != l->fn->par;
+	if (shared) {
+		LLVMAtomicRMWBinOp op = s->aop == AT_ADD ? LLVMAtomicRMWBinOpAdd
+			: s->aop == AT_MIN ? (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin)
+					   : (sg ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax);
+		LLVMBuildAtomicRMW(l->b, op, addr, v, LLVMAtomicOrderingMonotonic, 0);
+		return;
+	}
+	LLVMTypeRef t = mem_type(l, m->ty);
+	LLVMValueRef x = LLVMBuildLoad2(l->b, t, addr, "");
+	LLVMSetAlignment(x, (unsigned)uir_type_size(m->ty));
+	LLVMValueRef r;
+	if (s->aop == AT_ADD) {
+		r = LLVMBuildAdd(l->b, x, v, "");
+	} else {
+		LLVMValueRef args[2] = { x, v };
+		const char *n = s->aop == AT_MIN ? (sg ? "llvm.smin" : "llvm.umin") : (sg ? "llvm.smax" : "llvm.umax");
+		r = call_intrinsic(l, n, &t, 1, args, 2);
+	}
+	LLVMValueRef st = LLVMBuildStore(l->b, r, addr);
+	LLVMSetAlignment(st, (unsigned)uir_type_size(m->ty));
+}
+
+/* ---- control flow ---- */
+
+static void let(L *l, const Stmt *s)
+{
+	Rng r;
+	LLVMValueRef v = lower_expr(l, s->value, &r);
+	name_value(v, s->sym->name);
+	l->val[s->sym->slot] = v;
+	l->rng[s->sym->slot] = r;
+}
+
+static char *block_name(L *l, const char *a, const char *b)
+{
+	return fmt_str(&l->p->arena, "%s.%s", a, b);
+}
+
+/* A sequential loop (no axis, or `local`): NAME = 0 .. n-1 over an i32 phi. */
+static void plain_loop(L *l, const Stmt *s)
+{
+	Rng rb;
+	LLVMValueRef n = lower_expr(l, s->value, &rb);
+	const char *name = s->sym->name;
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
+	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, block_name(l, name, "loop"));
+	LLVMBasicBlockRef after = LLVMCreateBasicBlockInContext(l->cx, block_name(l, name, "end"));
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSGT, n, LLVMConstInt(l->t_i32, 0, 0), ""), head, after);
+	LLVMPositionBuilderAtEnd(l->b, head);
+	LLVMValueRef i = LLVMBuildPhi(l->b, l->t_i32, name);
+	l->val[s->sym->slot] = i;
+	l->rng[s->sym->slot] = rng_index(rb);
+	lower_stmts(l, s->body);
+	LLVMValueRef next = LLVMBuildAdd(l->b, i, LLVMConstInt(l->t_i32, 1, 0), block_name(l, name, "next"));
+	LLVMSetNSW(next, 1);
+	LLVMSetNUW(next, 1);
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(l->b);
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, next, n, ""), head, after);
+	LLVMValueRef in[2] = { LLVMConstInt(l->t_i32, 0, 0), next };
+	LLVMBasicBlockRef from[2] = { pre, latch };
+	LLVMAddIncoming(i, in, from, 2);
+	LLVMAppendExistingBasicBlock(l->fn->fn, after);
+	LLVMPositionBuilderAtEnd(l->b, after);
+}
+
+/* An `unroll` loop: its body once per index value, the index a constant. */
+static void unrolled_loop(L *l, const Stmt *s)
+{
+	int64_t n = s->bound_lit;
+	for (int64_t k = 0; k < n; k++) {
+		l->val[s->sym->slot] = LLVMConstInt(l->t_i32, (unsigned long long)k, 0);
+		l->rng[s->sym->slot] = (Rng){ k, k, true };
+		lower_stmts(l, s->body);
+	}
+}
+
+static void if_stmt(L *l, const Stmt *s)
+{
+	LLVMValueRef c = lower_expr(l, s->cond, NULL);
+	LLVMBasicBlockRef then_ = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "then");
+	LLVMBasicBlockRef else_ = s->else_ ? LLVMCreateBasicBlockInContext(l->cx, "else") : NULL;
+	LLVMBasicBlockRef end = LLVMCreateBasicBlockInContext(l->cx, "endif");
+	LLVMBuildCondBr(l->b, c, then_, else_ ? else_ : end);
+	size_t bytes = (size_t)l->p->nslots * sizeof *l->rng;
+	Rng *saved = xmalloc(bytes + 1);
+	memcpy(saved, l->rng, bytes);
+	LLVMPositionBuilderAtEnd(l->b, then_);
+	rng_refine(s->cond, true, l->rng);
+	lower_stmts(l, s->then_);
+	LLVMBuildBr(l->b, end);
+	memcpy(l->rng, saved, bytes);
+	if (else_) {
+		LLVMAppendExistingBasicBlock(l->fn->fn, else_);
+		LLVMPositionBuilderAtEnd(l->b, else_);
+		rng_refine(s->cond, false, l->rng);
+		lower_stmts(l, s->else_);
+		LLVMBuildBr(l->b, end);
+		memcpy(l->rng, saved, bytes);
+	}
+	free(saved);
+	LLVMAppendExistingBasicBlock(l->fn->fn, end);
+	LLVMPositionBuilderAtEnd(l->b, end);
+}
+
+/* ---- parallel loops ---- */
+
+/* What the body of a parallel loop needs from outside: the lets and loop indices it
+ * names that are defined outside it, and the memories it uses that it does not home. */
+typedef struct Capture {
+	const Stmt *loop;
+	const Sym **syms;
+	int nsyms;
+	bool *sym_seen;  /* by slot */
+	bool *mem_used;  /* by mem_slot */
+	bool *mem_atomic;
+} Capture;
+
+static void cap_expr(L *l, Capture *c, const Expr *e)
+{
+	if (e->kind == EX_NAME && e->sym && e->sym->kind != SYM_MEM) {
+		const Sym *y = e->sym;
+		if (!stmt_inside(y->def, c->loop) && !c->sym_seen[y->slot]) {
+			c->sym_seen[y->slot] = true;
+			c->syms[c->nsyms++] = y;
+		}
+	}
+	if (e->kind != EX_OP)
+		return;
+	if (e->op == OP_LOAD)
+		c->mem_used[mem_slot(l, e->mem)] = true;
+	for (int i = 0; i < e->nargs; i++)
+		cap_expr(l, c, e->args[i]);
+}
+
+static void cap_stmts(L *l, Capture *c, const Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			cap_expr(l, c, s->value);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			cap_expr(l, c, s->off);
+			cap_expr(l, c, s->val);
+			c->mem_used[mem_slot(l, s->mem)] = true;
+			if (s->kind == ST_ATOMIC)
+				c->mem_atomic[mem_slot(l, s->mem)] = true;
+			break;
+		case ST_LOOP:
+			cap_expr(l, c, s->value);
+			cap_stmts(l, c, s->body);
+			break;
+		case ST_IF:
+			cap_expr(l, c, s->cond);
+			cap_stmts(l, c, s->then_);
+			cap_stmts(l, c, s->else_);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Where the allocs homed at a parallel loop live in one iteration. */
+typedef struct Homes {
+	bool *on_heap;      /* by homed index */
+	int64_t *heap_off;  /* byte offset in a worker's scratch */
+	int64_t stride;     /* bytes of scratch per worker (0: none) */
+} Homes;
+
+static void plan_homes(const Stmt *s, Homes *h)
+{
+	h->on_heap = xcalloc((size_t)s->nhomed + 1, sizeof *h->on_heap);
+	h->heap_off = xcalloc((size_t)s->nhomed + 1, sizeof *h->heap_off);
+	h->stride = 0;
+	int64_t stack = 0;
+	for (int k = 0; k < s->nhomed; k++) {
+		int64_t bytes = mem_bytes(s->homed[k]);
+		if (bytes <= STACK_ALLOC_MAX && stack + bytes <= STACK_TOTAL) {
+			stack += bytes;
+			continue;
+		}
+		h->on_heap[k] = true;
+		h->heap_off[k] = h->stride;
+		h->stride += (bytes + 63) / 64 * 64;
+	}
+}
+
+/* Gives each alloc homed at S its memory for this iteration, zero-filled. */
+static void zero_homes(L *l, const Stmt *s, const Homes *h, LLVMValueRef scratch, LLVMValueRef worker)
+{
+	LLVMValueRef mine = NULL;
+	if (h->stride) {
+		LLVMValueRef at = LLVMBuildMul(l->b, LLVMBuildZExt(l->b, worker, l->t_i64, ""), i64c(l, h->stride), "");
+		mine = LLVMBuildInBoundsGEP2(l->b, l->t_i8, scratch, &at, 1, "mine");
+	}
+	for (int k = 0; k < s->nhomed; k++) {
+		const Mem *m = s->homed[k];
+		LLVMValueRef ptr;
+		if (h->on_heap[k]) {
+			LLVMValueRef at = i64c(l, h->heap_off[k]);
+			ptr = LLVMBuildInBoundsGEP2(l->b, l->t_i8, mine, &at, 1, m->name);
+		} else {
+			LLVMTypeRef at = LLVMArrayType2(mem_type(l, m->ty), (uint64_t)m->size);
+			ptr = entry_alloca(l, at, m->name, 16);
+		}
+		LLVMBuildMemSet(l->b, ptr, LLVMConstInt(l->t_i8, 0, 0), i64c(l, mem_bytes(m)), 16);
+		l->memptr[mem_slot(l, m)] = ptr;
+	}
+}
+
+/* Builds @NAME.iter: one iteration of the parallel loop S. Parameters: the index, the
+ * worker, the scratch pointer, the captured memories, the captured values. */
+static LLVMValueRef build_iter(L *l, const Stmt *s, Capture *c, const int *mems, int nmems, const Homes *h)
+{
+	int np = 3 + nmems + c->nsyms;
+	LLVMTypeRef *pt = xmalloc((size_t)np * sizeof *pt);
+	pt[0] = l->t_i32;
+	pt[1] = l->t_i32;
+	pt[2] = l->t_ptr;
+	for (int k = 0; k < nmems; k++)
+		pt[3 + k] = l->t_ptr;
+	for (int k = 0; k < c->nsyms; k++)
+		pt[3 + nmems + k] = val_type(l, c->syms[k]->ty, c->syms[k]->kind == SYM_LOOP ? 1 : c->syms[k]->lanes);
+	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.iter", s->sym->name),
+					  LLVMFunctionType(l->t_i64, pt, (unsigned)np, 0));
+	free(pt);
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMValueRef idx = LLVMGetParam(fn, 0), worker = LLVMGetParam(fn, 1), scratch = LLVMGetParam(fn, 2);
+	LLVMSetValueName2(idx, s->sym->name, strlen(s->sym->name));
+	LLVMSetValueName2(worker, "worker", 6);
+	LLVMSetValueName2(scratch, "scratch", 7);
+	for (int k = 0; k < nmems; k++) {
+		int ms = mems[k];
+		const Mem *m = ms < l->p->nbufs ? l->p->bufs[ms] : l->p->allocs[ms - l->p->nbufs];
+		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)(3 + k));
+		LLVMSetValueName2(prm, m->name, strlen(m->name));
+		l->memptr[ms] = prm;
+		/* other iterations may update atomically accessed memory at the same time */
+		if (!c->mem_atomic[ms])
+			LLVMAddAttributeAtIndex(fn, (unsigned)(3 + k + 1), enum_attr(l, "noalias"));
+	}
+	for (int k = 0; k < c->nsyms; k++) {
+		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)(3 + nmems + k));
+		LLVMSetValueName2(prm, c->syms[k]->name, strlen(c->syms[k]->name));
+		l->val[c->syms[k]->slot] = prm;
+	}
+	Fn f;
+	fn_begin(l, &f, fn, s);
+	zero_homes(l, s, h, scratch, worker);
+	l->val[s->sym->slot] = idx;
+	lower_stmts(l, s->body);
+	LLVMBuildRet(l->b, fn_close(l));
+	return fn;
+}
+
+/* Builds @NAME.body(ctx, i, worker): unpacks the context struct CT and calls ITER. */
+static LLVMValueRef build_body(L *l, const Stmt *s, LLVMTypeRef ct, int nfields, LLVMValueRef iter)
+{
+	LLVMTypeRef pt[3] = { l->t_ptr, l->t_i32, l->t_i32 };
+	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.body", s->sym->name),
+					  LLVMFunctionType(l->t_i64, pt, 3, 0));
+	LLVMSetLinkage(fn, LLVMInternalLinkage);
+	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, enum_attr(l, "nounwind"));
+	LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(l->cx, fn, "entry");
+	LLVMPositionBuilderAtEnd(l->b, bb);
+	LLVMValueRef ctx = LLVMGetParam(fn, 0);
+	LLVMSetValueName2(ctx, "ctx", 3);
+	int na = 2 + nfields;
+	LLVMValueRef *args = xmalloc((size_t)na * sizeof *args);
+	args[0] = LLVMGetParam(fn, 1);
+	args[1] = LLVMGetParam(fn, 2);
+	for (int k = 0; k < nfields; k++) {
+		LLVMValueRef gep = LLVMBuildStructGEP2(l->b, ct, ctx, (unsigned)k, "");
+		args[2 + k] = LLVMBuildLoad2(l->b, LLVMStructGetTypeAtIndex(ct, (unsigned)k), gep, "");
+	}
+	LLVMValueRef r = LLVMBuildCall2(l->b, LLVMGlobalGetValueType(iter), iter, args, (unsigned)na, "");
+	LLVMBuildRet(l->b, r);
+	free(args);
+	return fn;
+}
+
+/* A `thread` or `global` loop: outlined and run by the thread pool. */
+static void parallel_loop(L *l, const Stmt *s)
+{
+	UirProgram *p = l->p;
+	int nm = p->nbufs + p->nallocs;
+	Rng rb;
+	LLVMValueRef n = lower_expr(l, s->value, &rb);
+	l->out->uses_parallel = true;
+
+	Capture c = { s, NULL, 0, NULL, NULL, NULL };
+	c.syms = xcalloc((size_t)p->nslots + 1, sizeof *c.syms);
+	c.sym_seen = xcalloc((size_t)p->nslots + 1, sizeof *c.sym_seen);
+	c.mem_used = xcalloc((size_t)nm + 1, sizeof *c.mem_used);
+	c.mem_atomic = xcalloc((size_t)nm + 1, sizeof *c.mem_atomic);
+	cap_stmts(l, &c, s->body);
+	for (int k = 0; k < s->nhomed; k++)
+		c.mem_used[mem_slot(l, s->homed[k])] = false;
+	int *mems = xmalloc((size_t)nm * sizeof *mems + 1), nmems = 0;
+	for (int k = 0; k < nm; k++)
+		if (c.mem_used[k])
+			mems[nmems++] = k;
+	Homes h;
+	plan_homes(s, &h);
+
+	/* the context: scratch, memories, captured values (as the caller sees them) */
+	int nf = 1 + nmems + c.nsyms;
+	LLVMTypeRef *ft = xmalloc((size_t)nf * sizeof *ft);
+	LLVMValueRef *fv = xmalloc((size_t)nf * sizeof *fv);
+	ft[0] = l->t_ptr;
+	fv[0] = LLVMConstNull(l->t_ptr);
+	for (int k = 0; k < nmems; k++) {
+		ft[1 + k] = l->t_ptr;
+		fv[1 + k] = l->memptr[mems[k]];
+	}
+	Rng *rng_saved = xmalloc((size_t)p->nslots * sizeof *rng_saved + 1);
+	memcpy(rng_saved, l->rng, (size_t)p->nslots * sizeof *rng_saved);
+	for (int k = 0; k < c.nsyms; k++) {
+		fv[1 + nmems + k] = l->val[c.syms[k]->slot];
+		ft[1 + nmems + k] = LLVMTypeOf(fv[1 + nmems + k]);
+	}
+	LLVMTypeRef ct = LLVMStructTypeInContext(l->cx, ft, (unsigned)nf, 0);
+
+	/* per-worker scratch for large homed allocs */
+	LLVMValueRef scratch = NULL;
+	if (h.stride) {
+		LLVMValueRef w = call(l, "uir_parallel_workers", l->t_i32, NULL, NULL, 0);
+		LLVMValueRef bytes = LLVMBuildMul(l->b, LLVMBuildZExt(l->b, w, l->t_i64, ""), i64c(l, h.stride), "");
+		LLVMTypeRef pt = l->t_i64;
+		scratch = call(l, "malloc", l->t_ptr, &pt, &bytes, 1);
+		l->out->uses_heap = true;
+		int first = 0;
+		while (!h.on_heap[first])
+			first++;
+		fail_if(l, LLVMBuildIsNull(l->b, scratch, ""),
+			i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | (uint64_t)s->homed[first]->index)), "oom");
+		fv[0] = scratch;
+	}
+	LLVMValueRef ctx = entry_alloca(l, ct, fmt_str(&p->arena, "%s.ctx", s->sym->name), 16);
+	for (int k = 0; k < nf; k++)
+		LLVMBuildStore(l->b, fv[k], LLVMBuildStructGEP2(l->b, ct, ctx, (unsigned)k, ""));
+
+	/* build the outlined functions, then come back */
+	LLVMBasicBlockRef resume = LLVMGetInsertBlock(l->b);
+	Fn *outer = l->fn;
+	LLVMValueRef *memptr_saved = xmalloc((size_t)nm * sizeof *memptr_saved + 1);
+	memcpy(memptr_saved, l->memptr, (size_t)nm * sizeof *memptr_saved);
+	LLVMValueRef *val_saved = xmalloc((size_t)p->nslots * sizeof *val_saved + 1);
+	memcpy(val_saved, l->val, (size_t)p->nslots * sizeof *val_saved);
+	l->rng[s->sym->slot] = rng_index(rb);
+	LLVMValueRef iter = build_iter(l, s, &c, mems, nmems, &h);
+	LLVMValueRef body = build_body(l, s, ct, nf, iter);
+	l->fn = outer;
+	memcpy(l->memptr, memptr_saved, (size_t)nm * sizeof *memptr_saved);
+	memcpy(l->val, val_saved, (size_t)p->nslots * sizeof *val_saved);
+	memcpy(l->rng, rng_saved, (size_t)p->nslots * sizeof *rng_saved);
+	LLVMPositionBuilderAtEnd(l->b, resume);
+
+	LLVMTypeRef pt[3] = { l->t_i32, l->t_ptr, l->t_ptr };
+	LLVMValueRef args[3] = { n, body, ctx };
+	LLVMValueRef code = call(l, "uir_parallel_for", l->t_i64, pt, args, 3);
+	LLVMSetValueName2(code, "fault", 5);
+	if (scratch) {
+		LLVMTypeRef fp = l->t_ptr;
+		call(l, "free", l->t_void, &fp, &scratch, 1);
+	}
+	fail_if(l, LLVMBuildICmp(l->b, LLVMIntNE, code, i64c(l, 0), ""), code, "fault");
+
+	free(c.syms);
+	free(c.sym_seen);
+	free(c.mem_used);
+	free(c.mem_atomic);
+	free(mems);
+	free(h.on_heap);
+	free(h.heap_off);
+	free(ft);
+	free(fv);
+	free(rng_saved);
+	free(memptr_saved);
+	free(val_saved);
+}
+
+static void lower_stmt(L *l, const Stmt *s)
+{
+	switch (s->kind) {
+	case ST_BUFFER:
+	case ST_ALLOC:
+		return;
+	case ST_LET:
+		let(l, s);
+		return;
+	case ST_STORE:
+		store(l, s);
+		return;
+	case ST_ATOMIC:
+		atomic(l, s);
+		return;
+	case ST_IF:
+		if_stmt(l, s);
+		return;
+	case ST_LOOP:
+		switch (s->axis) {
+		case AX_UNROLL:
+			unrolled_loop(l, s);
+			return;
+		case AX_THREAD:
+		case AX_GLOBAL:
+			if (!l->fn->par) {
+				parallel_loop(l, s);
+				return;
+			}
+			plain_loop(l, s); /* never: the checker forbids nesting */
+			return;
+		default:
+			plain_loop(l, s);
+			return;
+		}
+	}
+	unreachable();
+}
+
+static void lower_stmts(L *l, const Stmt *s)
+{
+	for (; s; s = s->next)
+		lower_stmt(l, s);
+}
+
+/* ---- the kernel ---- */
+
+/* Gives every alloc without a home its memory for the whole run: small ones on the
+ * stack (memset to zero), the rest from calloc (freed in `done`). Returns the calloc'ed
+ * pointers (NULL entries for stack ones). */
+static LLVMValueRef *top_allocs(L *l)
+{
+	UirProgram *p = l->p;
+	LLVMValueRef *heap = xcalloc((size_t)p->nallocs + 1, sizeof *heap);
+	int64_t stack = 0;
+	LLVMValueRef anynull = NULL;
+	int first = -1;
+	for (int k = 0; k < p->nallocs; k++) {
+		const Mem *m = p->allocs[k];
+		if (m->home)
+			continue;
+		int64_t bytes = mem_bytes(m);
+		LLVMValueRef ptr;
+		if (bytes <= STACK_ALLOC_MAX && stack + bytes <= STACK_TOTAL) {
+			stack += bytes;
+			ptr = entry_alloca(l, LLVMArrayType2(mem_type(l, m->ty), (uint64_t)m->size), m->name, 16);
+			LLVMBuildMemSet(l->b, ptr, LLVMConstInt(l->t_i8, 0, 0), i64c(l, bytes), 16);
+		} else {
+			LLVMTypeRef pt[2] = { l->t_i64, l->t_i64 };
+			LLVMValueRef args[2] = { i64c(l, m->size), i64c(l, uir_type_size(m->ty)) };
+			ptr = call(l, "calloc", l->t_ptr, pt, args, 2);
+			name_value(ptr, m->name);
+			heap[k] = ptr;
+			l->out->uses_heap = true;
+			LLVMValueRef isnull = LLVMBuildIsNull(l->b, ptr, "");
+			if (first < 0)
+				first = k;
+			anynull = anynull ? LLVMBuildOr(l->b, anynull, isnull, "") : isnull;
+		}
+		l->memptr[mem_slot(l, m)] = ptr;
+	}
+	if (anynull)
+		fail_if(l, anynull, i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | (uint64_t)first)), "oom");
+	return heap;
+}
+
+static void init_types(L *l)
+{
+	l->t_i1 = LLVMInt1TypeInContext(l->cx);
+	l->t_i8 = LLVMInt8TypeInContext(l->cx);
+	l->t_i32 = LLVMInt32TypeInContext(l->cx);
+	l->t_i64 = LLVMInt64TypeInContext(l->cx);
+	l->t_f32 = LLVMFloatTypeInContext(l->cx);
+	l->t_f64 = LLVMDoubleTypeInContext(l->cx);
+	l->t_ptr = LLVMPointerTypeInContext(l->cx, 0);
+	l->t_void = LLVMVoidTypeInContext(l->cx);
+}
+
+bool lower_program(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, Lowered *out)
+{
+	memset(out, 0, sizeof *out);
+	L l;
+	memset(&l, 0, sizeof l);
+	l.p = p;
+	l.o = o;
+	l.cx = cx;
+	l.out = out;
+	init_types(&l);
+	l.mod = LLVMModuleCreateWithNameInContext(p->path, cx);
+	l.b = LLVMCreateBuilderInContext(cx);
+	int nm = p->nbufs + p->nallocs;
+	l.memptr = xcalloc((size_t)nm + 1, sizeof *l.memptr);
+	l.val = xcalloc((size_t)p->nslots + 1, sizeof *l.val);
+	l.rng = xcalloc((size_t)p->nslots + 1, sizeof *l.rng);
+
+	LLVMTypeRef *pt = xmalloc((size_t)p->nbufs * sizeof *pt + 1);
+	for (int k = 0; k < p->nbufs; k++)
+		pt[k] = l.t_ptr;
+	LLVMValueRef fn = LLVMAddFunction(l.mod, "uir_kernel", LLVMFunctionType(l.t_i64, pt, (unsigned)p->nbufs, 0));
+	free(pt);
+	for (int k = 0; k < p->nbufs; k++) {
+		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)k);
+		LLVMSetValueName2(prm, p->bufs[k]->name, strlen(p->bufs[k]->name));
+		LLVMAddAttributeAtIndex(fn, (unsigned)k + 1, enum_attr(&l, "noalias"));
+		l.memptr[k] = prm;
+	}
+	Fn f;
+	fn_begin(&l, &f, fn, NULL);
+	LLVMValueRef *heap = top_allocs(&l);
+	lower_stmts(&l, p->top);
+	LLVMValueRef code = fn_close(&l);
+	for (int k = 0; k < p->nallocs; k++) {
+		if (!heap[k])
+			continue;
+		LLVMTypeRef fp = l.t_ptr;
+		call(&l, "free", l.t_void, &fp, &heap[k], 1);
+	}
+	LLVMBuildRet(l.b, code);
+	out->mod = l.mod;
+	out->kernel = fn;
+	free(heap);
+	free(l.memptr);
+	free(l.val);
+	free(l.rng);
+	LLVMDisposeBuilder(l.b);
+	return true;
+}
