@@ -87,11 +87,11 @@ static const struct {
 	{ "check", cmd_check },
 	{ "run", cmd_run },
 	{ "test", cmd_test },
-	{ "render", not_yet },
-	{ "render-cuda", not_yet },
-	{ "llvm", not_yet },
+	{ "render", cmd_render },
+	{ "render-cuda", cmd_render_cuda },
+	{ "llvm", cmd_llvm },
 	{ "ptx", not_yet },
-	{ "compile", not_yet },
+	{ "compile", cmd_compile },
 };
 
 int main(int argc, char **argv)

@@ -290,6 +290,8 @@ typedef struct EvalEnv { const Sym *const *syms; const int64_t *vals; int n; } E
 /* Evaluates E (i32 or bool, scalar) made of literals, lets and the loop indices bound in
  * ENV, exactly as run would (i32 wraps). False when E needs anything else. */
 bool eval_int(const Expr *e, const EvalEnv *env, int64_t *out);
+/* As eval_int, counting the nodes it visits against *BUDGET (false when it runs out). */
+bool eval_int_budget(const Expr *e, const EvalEnv *env, int64_t *out, long *budget);
 
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, bool strict);

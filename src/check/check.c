@@ -290,7 +290,8 @@ static void loop_keys(UirProgram *p, Stmt *s)
 			loop_keys(p, s->else_);
 		} else if (s->kind == ST_LOOP) {
 			if (s->axis == AX_LOCAL && s->kernel)
-				s->sym->key = fmt_str(&p->arena, "%s#t%d:%d", s->sym->name, s->kernel->loc.line, s->kernel->loc.col);
+				/* one index for every phase of the kernel, whatever its name (fine point 1) */
+				s->sym->key = fmt_str(&p->arena, "#t%d:%d", s->kernel->loc.line, s->kernel->loc.col);
 			else if (s->value->kind == EX_LIT)
 				s->sym->key = fmt_str(&p->arena, "%s#%lld", s->sym->name, (long long)s->bound_lit);
 			else

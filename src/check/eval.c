@@ -75,3 +75,8 @@ bool eval_int(const Expr *e, const EvalEnv *env, int64_t *out)
 	long budget = 100000;
 	return eval_rec(e, env, out, 0, &budget);
 }
+
+bool eval_int_budget(const Expr *e, const EvalEnv *env, int64_t *out, long *budget)
+{
+	return eval_rec(e, env, out, 0, budget);
+}

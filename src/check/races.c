@@ -286,13 +286,19 @@ static bool guard_of(Code *c, const Stmt *ifs, Guard *g)
 	if (n.bad || n.c0 < 0 || n.n == 0)
 		return false;
 	Digit d[64];
-	int nd = 0;
+	int nd = 0, k = 0;
 	for (int i = 0; i < n.n; i++) {
 		const Term *t = n.v[i].t;
 		if (t->kind == TM_OPAQUE || !inside_loop(c, t->index) || n.v[i].coef <= 0 || largest(t) < 0 || nd == 64)
 			return false;
+		if (largest(t) == 0)
+			continue; /* digits whose largest value is 0 drop */
 		d[nd++] = (Digit){ n.v[i].coef, largest(t), t->key, t };
+		n.v[k++] = n.v[i];
 	}
+	n.n = k;
+	if (nd == 0)
+		return false;
 	char msg[256];
 	int64_t top = n.c0;
 	for (int i = 0; i < nd; i++)
@@ -335,7 +341,7 @@ static const char *one_thread(Code *c, const Expr *cond)
 
 typedef struct Hit { int64_t off; int64_t pval; int acc; bool used; } Hit;
 
-typedef struct Table { Hit *v; size_t cap; } Table;
+typedef struct Table { Hit *v; size_t cap, used; } Table;
 
 static Hit *table_slot(Table *t, int64_t off)
 {
@@ -354,7 +360,8 @@ typedef struct Enum {
 	int64_t vals[64], bounds[64];
 	bool inside[64];
 	int n;
-	long budget;
+	long budget;       /* iteration tuples left */
+	long work;         /* expression nodes left to evaluate */
 	bool unknown;
 	char *found;
 } Enum;
@@ -375,7 +382,7 @@ static void visit(Enum *en)
 	IfPath *ip = &paths[en->acc];
 	for (int i = 0; i < ip->n; i++) {
 		int64_t v;
-		if (!eval_int(ip->ifs[i]->cond, &env, &v)) {
+		if (!eval_int_budget(ip->ifs[i]->cond, &env, &v, &en->work)) {
 			en->unknown = true;
 			return;
 		}
@@ -383,7 +390,7 @@ static void visit(Enum *en)
 			return;
 	}
 	int64_t off;
-	if (!eval_int(a->off, &env, &off)) {
+	if (!eval_int_budget(a->off, &env, &off, &en->work)) {
 		en->unknown = true;
 		return;
 	}
@@ -396,6 +403,10 @@ static void visit(Enum *en)
 			if (!a->store)
 				continue;
 			if (!h->used) {
+				if (++en->tab.used > en->tab.cap / 2) {
+					en->unknown = true; /* too many elements to enumerate */
+					return;
+				}
 				*h = (Hit){ o, pv, en->acc, true };
 			} else if (h->pval != pv) {
 				int64_t x = h->pval < pv ? h->pval : pv, y = h->pval < pv ? pv : h->pval;
@@ -435,14 +446,15 @@ static const char *collision(Code *c, const Mem *m)
 	Enum en;
 	memset(&en, 0, sizeof en);
 	en.c = c;
-	en.tab.cap = 1 << 16;
+	en.tab.cap = 1 << 18;
 	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
-	en.budget = 1 << 16;
+	en.budget = 1 << 17;
+	en.work = 3000000;
 	size_t filled = 0;
 	for (en.pass = 0; en.pass < 2 && !en.found && !en.unknown; en.pass++) {
 		for (int i = 0; i < c->nacc && !en.found && !en.unknown; i++) {
 			Access *a = &c->acc[i];
-			if (a->mem != m)
+			if (a->mem != m || a->store != (en.pass == 0))
 				continue;
 			en.acc = i;
 			en.n = 0;
@@ -471,13 +483,32 @@ static const char *collision(Code *c, const Mem *m)
 	return en.unknown ? NULL : "";
 }
 
-static const char *advice(const Code *c, const Mem *m, const char *pair)
+/* What went wrong, for the advice of a race message. */
+typedef enum { R_OVERLAP, R_TERM, R_INDEX, R_TWO_OFFSETS } RaceKind;
+
+static const char *advice(const Code *c, const Mem *m, RaceKind r, const char *pair)
 {
-	const char *fix = c->kind == CK_PHASE
-		? "write and read it in different phases (a second local loop), or use a double buffer"
-		: c->kind == CK_KERNEL
-		? "give each block its own part of the memory (a digit of the block index with a large enough coefficient)"
-		: "give each iteration its own part of the memory";
+	const char *fix;
+	switch (r) {
+	case R_OVERLAP:
+		fix = fmt_str(&c->p->arena, "give each %s its own elements: every digit's coefficient must exceed what the "
+			      "smaller digits can add up to (a guard `if (lt S C)` can bound a sum of digits)", who1(c));
+		break;
+	case R_TERM:
+		fix = "build the offset from loop indices and literals, or load the value before the parallel loop (a let "
+		      "outside it)";
+		break;
+	case R_INDEX:
+		fix = fmt_str(&c->p->arena, "use %s itself (or mod %s e with e >= its bound) in the offset so that each %s "
+			      "has its own element; for one writer, `if (eq %s 0)`", c->psym->name, c->psym->name, who1(c),
+			      c->psym->name);
+		break;
+	default:
+		fix = c->kind == CK_PHASE ? "write and read it in different phases (a second local loop), or use a double "
+					    "buffer"
+					  : "access it at one offset expression, or use a double buffer";
+		break;
+	}
 	if (!pair)
 		return fmt_str(&c->p->arena, "usual rewrite: %s", fix);
 	if (!*pair)
@@ -502,7 +533,7 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 	UirProgram *p = c->p;
 	const char *m = a->mem->name;
 	if (a->norm.bad) {
-		diag_later(p, a->loc, "E0501", advice(c, a->mem, collision(c, a->mem)),
+		diag_later(p, a->loc, "E0501", advice(c, a->mem, R_OVERLAP, collision(c, a->mem)),
 			   "the offset of %s is too large to be a unique number (beyond 2^31-1)", m);
 		return false;
 	}
@@ -525,7 +556,7 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 			continue;
 		const char *why = digit_like ? "has a negative coefficient" : "is neither a digit (a loop index, or its div or "
 			"mod by a literal, times a positive literal) nor uniform (the same for every iteration)";
-		diag_later(p, a->loc, "E0501", advice(c, a->mem, collision(c, a->mem)),
+		diag_later(p, a->loc, "E0501", advice(c, a->mem, R_TERM, collision(c, a->mem)),
 			   "the offset of %s is not a unique number: the term %s %s", acc_desc(c, a),
 			   term_text(&p->arena, t), why);
 		return false;
@@ -543,50 +574,64 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 		if (d[i].t->kind == TM_MOD && nmod < 16)
 			mods[nmod++] = d[i].t->d;
 	}
-	/* guarded sums: m * (digits of S) count as one digit of coefficient m, largest C - 1 */
-	for (int g = 0; g < a->nguards; g++) {
-		Guard *gd = &a->guards[g];
-		int64_t mult = 0;
-		int idx[64];
-		bool ok = gd->s.n <= 64;
-		for (int i = 0; i < gd->s.n && ok; i++) {
-			idx[i] = -1;
-			for (int j = 0; j < nd; j++)
-				if (d[j].t && !strcmp(d[j].t->key, gd->s.v[i].t->key))
-					idx[i] = j;
-			if (idx[i] < 0) {
-				ok = false;
-				break;
+	/* guarded sums (ours): m * (digits of S) may count as one digit of coefficient m and
+	 * largest C - 1. "May": every subset of the guards is tried, and the access passes
+	 * when one of them makes a unique number (the full set's failure is reported). */
+	int ng = c->strict ? 0 : a->nguards;
+	char why[1200], first_why[1200] = "";
+	bool unique = false;
+	for (int mask = (1 << ng) - 1; mask >= 0 && !unique; mask--) {
+		Digit e[80];
+		int ne = nd;
+		memcpy(e, d, (size_t)nd * sizeof *d);
+		for (int g = 0; g < ng; g++) {
+			if (!(mask >> g & 1))
+				continue;
+			Guard *gd = &a->guards[g];
+			int64_t mult = 0;
+			int idx[64];
+			bool ok = gd->s.n <= 64;
+			for (int i = 0; i < gd->s.n && ok; i++) {
+				idx[i] = -1;
+				for (int j = 0; j < ne; j++)
+					if (e[j].t && !strcmp(e[j].t->key, gd->s.v[i].t->key))
+						idx[i] = j;
+				if (idx[i] < 0) {
+					ok = false;
+					break;
+				}
+				int64_t cd = e[idx[i]].coef, cs = gd->s.v[i].coef;
+				if (cd % cs != 0 || (mult && cd / cs != mult) || cd / cs <= 0)
+					ok = false;
+				else
+					mult = cd / cs;
 			}
-			int64_t cd = d[idx[i]].coef, cs = gd->s.v[i].coef;
-			if (cd % cs != 0 || (mult && cd / cs != mult) || cd / cs <= 0)
-				ok = false;
-			else
-				mult = cd / cs;
+			if (!ok)
+				continue;
+			for (int i = 0; i < gd->s.n; i++)
+				e[idx[i]].coef = 0; /* removed below */
+			int k = 0;
+			for (int j = 0; j < ne; j++)
+				if (e[j].coef)
+					e[k++] = e[j];
+			ne = k;
+			e[ne++] = (Digit){ mult, gd->c - 1, fmt_str(&p->arena, "the guarded sum (< %lld)", (long long)gd->c), NULL };
 		}
-		if (!ok)
-			continue;
-		for (int i = 0; i < gd->s.n; i++)
-			d[idx[i]].coef = 0; /* removed below */
+		if (a->width > 1 && ne < 80)
+			e[ne++] = (Digit){ 1, a->width - 1, fmt_str(&p->arena, "the %d lanes", a->width), NULL };
+		/* digits whose largest value is 0 drop */
 		int k = 0;
-		for (int j = 0; j < nd; j++)
-			if (d[j].coef)
-				d[k++] = d[j];
-		nd = k;
-		d[nd++] = (Digit){ mult, gd->c - 1, fmt_str(&p->arena, "the guarded sum (< %lld)", (long long)gd->c), NULL };
+		for (int j = 0; j < ne; j++)
+			if (e[j].largest != 0)
+				e[k++] = e[j];
+		ne = k;
+		unique = unique_number(c, e, ne, a->norm.c0, why, sizeof why, true);
+		if (!unique && !first_why[0])
+			memcpy(first_why, why, sizeof why);
 	}
-	if (a->width > 1 && nd < 80)
-		d[nd++] = (Digit){ 1, a->width - 1, fmt_str(&p->arena, "the %d lanes", a->width), NULL };
-	/* digits whose largest value is 0 drop */
-	int k = 0;
-	for (int j = 0; j < nd; j++)
-		if (d[j].largest != 0)
-			d[k++] = d[j];
-	nd = k;
-	char why[1200];
-	if (!unique_number(c, d, nd, a->norm.c0, why, sizeof why, true)) {
-		diag_later(p, a->loc, "E0501", advice(c, a->mem, collision(c, a->mem)),
-			   "the offset of %s is not a unique number: %s", acc_desc(c, a), why);
+	if (!unique) {
+		diag_later(p, a->loc, "E0501", advice(c, a->mem, R_OVERLAP, collision(c, a->mem)),
+			   "the offset of %s is not a unique number: %s", acc_desc(c, a), first_why);
 		return false;
 	}
 	if (exempt_p || pb == 1)
@@ -596,7 +641,7 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 		for (int j = 0; j < nmod; j++)
 			pair |= mods[j] >= divs[i];
 	if (!has_p && !has_mod_big && !pair) {
-		diag_later(p, a->loc, "E0502", advice(c, a->mem, collision(c, a->mem)),
+		diag_later(p, a->loc, "E0502", advice(c, a->mem, R_INDEX, collision(c, a->mem)),
 			   "the offset of %s does not determine %s %s: it needs %s itself, mod %s e with e >= its bound, or "
 			   "both div %s d and mod %s e with e >= d", acc_desc(c, a), who1(c), c->psym->name,
 			   c->psym->name, c->psym->name, c->psym->name, c->psym->name);
@@ -663,7 +708,7 @@ static void check_memory(Code *c, Mem *m)
 		if (a->mem != m || a == first)
 			continue;
 		if (!norm_equal(&a->norm, &first->norm) || a->width != first->width) {
-			diag_later(p, a->loc, "E0503", advice(c, m, collision(c, m)),
+			diag_later(p, a->loc, "E0503", advice(c, m, R_TWO_OFFSETS, collision(c, m)),
 				   "%s is accessed at two different offsets in one %s: %s and %s", m->name, code_name(c),
 				   acc_desc(c, first), acc_desc(c, a));
 			return;
@@ -720,13 +765,15 @@ static void find_codes(UirProgram *p, Stmt *s, bool strict)
 			find_codes(p, s->then_, strict);
 			find_codes(p, s->else_, strict);
 		} else if (s->kind == ST_LOOP) {
+			/* phases before their kernel: when both reject an access, the message of the
+			 * phase (threads of one block) is the one shown */
+			find_codes(p, s->body, strict);
 			if (s->axis == AX_THREAD)
 				run_check(p, CK_THREAD, s, strict);
 			else if (s->axis == AX_GLOBAL)
 				run_check(p, CK_KERNEL, s, strict);
 			else if (s->axis == AX_LOCAL)
 				run_check(p, CK_PHASE, s, strict);
-			find_codes(p, s->body, strict);
 		}
 	}
 }

@@ -5,6 +5,10 @@
 
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_llvm(int argc, char **argv);    /* src/cli/llvm.c */
+int cmd_compile(int argc, char **argv); /* src/cli/llvm.c */
+int cmd_render(int argc, char **argv);      /* src/cli/render.c */
+int cmd_render_cuda(int argc, char **argv); /* src/cli/render.c */
 
 /* Prints `uir: message` for bad usage and returns UIR_EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

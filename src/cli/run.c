@@ -2,7 +2,7 @@
  * program on an engine, then print every buffer (or write .npy files, or hashes).
  *
  *   uir run [--engine auto|jit|interp] [--input NAME=FILE.npy]... [--dump DIR]
- *           [--only NAME]... [--hash] [--threads N] FILE
+ *           [--only NAME]... [--hash] [--threads N] [--no-bounds-check] [--time] FILE
  *
  * Nothing is written on standard output unless the run succeeded: a fault (E0601) prints
  * its diagnostic on standard error and exits 1 with standard output empty.
@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "../interp/buffers.h"
 #include "../interp/interp.h"
+#include "../llvm/engine.h"
 #include "uir_npy.h"
 #include "uir_print.h"
 #include <errno.h>
@@ -25,13 +26,16 @@ static const char run_usage[] =
 	"Runs the program and prints every buffer, one line each: NAME: v0 v1 ...\n"
 	"\n"
 	"options:\n"
-	"  --engine auto|jit|interp  the engine (default auto; jit is not built yet)\n"
+	"  --engine auto|jit|interp  the engine (default auto: interpret small programs, JIT\n"
+	"                            compile the rest through LLVM)\n"
 	"  --input NAME=FILE.npy     start buffer NAME with the contents of FILE.npy\n"
 	"  --dump DIR                also write DIR/NAME.npy for every buffer\n"
 	"  --only NAME               print only buffer NAME (repeatable)\n"
 	"  --hash                    print NAME: HASH (FNV-1a 64, 16 hex digits) per buffer\n"
 	"  --threads N               worker threads, 1 to 1024 (default: UIR_THREADS, else\n"
-	"                            the number of cores); the result is the same for every N\n";
+	"                            the number of cores); the result is the same for every N\n"
+	"  --no-bounds-check         JIT: leave out the run-time bounds checks (E0601)\n"
+	"  --time                    print where the time went on standard error\n";
 
 typedef struct Input {
 	const char *name, *path;
@@ -45,6 +49,8 @@ typedef struct RunArgs {
 	int nonly;
 	bool hash;
 	int threads;
+	UirEngine engine;
+	bool no_bounds, time;
 } RunArgs;
 
 /* N as a thread count: an integer from 1 to 1024, else -1. */
@@ -68,6 +74,8 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		{ "only", required_argument, NULL, 'o' },
 		{ "hash", no_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "no-bounds-check", no_argument, NULL, 'B' },
+		{ "time", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +112,12 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 			if (a->threads < 0)
 				return usage_error("run", "--threads needs an integer from 1 to 1024, found '%s'", optarg);
 			break;
+		case 'B':
+			a->no_bounds = true;
+			break;
+		case 'T':
+			a->time = true;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return UIR_EXIT_OK;
@@ -116,10 +130,8 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 	if (argc - optind != 1)
 		return usage_error("run", "expected one FILE (see 'uir run --help')");
 	a->file = argv[optind];
-	if (strcmp(engine, "auto") && strcmp(engine, "interp") && strcmp(engine, "jit"))
+	if (!engine_parse(engine, &a->engine))
 		return usage_error("run", "--engine is auto, jit or interp, found '%s'", engine);
-	if (!strcmp(engine, "jit"))
-		return usage_error("run", "the JIT engine is not available in this build");
 	if (!a->threads) {
 		const char *env = getenv("UIR_THREADS");
 		if (env && *env && parse_threads(env) < 0)
@@ -253,12 +265,15 @@ static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
 /* Loads, checks, sets up and runs the program of A; prints or dumps the buffers. */
 static int run_file(const RunArgs *a)
 {
+	UirRunTimes times = { 0 };
+	double t0 = uir_now_ms();
 	UirProgram *p = uir_load(a->file, stderr);
 	if (!p)
 		return UIR_EXIT_ERROR;
 	int rc = check_names(p, a);
 	if (rc < 0 && uir_check(p, 0, stderr) != 0)
 		rc = UIR_EXIT_ERROR;
+	times.parse_check = uir_now_ms() - t0;
 	void **data = NULL;
 	if (rc < 0) {
 		data = buffers_create(p);
@@ -269,14 +284,19 @@ static int run_file(const RunArgs *a)
 		if (buffers_load_npy(p, data, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
 			rc = UIR_EXIT_ERROR;
 	if (rc < 0) {
-		RunOptions opt = { a->threads, true };
-		if (interp_run(p, data, &opt) != 0)
-			rc = UIR_EXIT_ERROR;
+		RunOptions opt = { a->threads, !a->no_bounds };
+		int erc = engine_run(p, data, a->engine, &opt, &times);
+		if (erc != 0)
+			rc = erc;
 	}
+	double t1 = uir_now_ms();
 	if (rc < 0 && a->dump)
 		rc = dump_buffers(p, a, data) ? UIR_EXIT_ERROR : -1;
 	if (rc < 0)
 		rc = print_buffers(p, a, data);
+	times.output = uir_now_ms() - t1;
+	if (a->time)
+		engine_print_times(stderr, &times);
 	buffers_free(p, data);
 	uir_free(p);
 	return rc;

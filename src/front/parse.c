@@ -221,6 +221,7 @@ static Expr *new_expr(Parser *ps, ExprKind k, Loc loc)
 	Expr *e = arena_alloc(&ps->p->arena, sizeof *e);
 	e->kind = k;
 	e->loc = loc;
+	e->ty = UIR_NTYPES; /* not typed yet */
 	e->lanes = 1;
 	e->width = 1;
 	return e;
@@ -619,14 +620,10 @@ static Stmt *stmt(Parser *ps)
 		s->sym->lanes = 1;
 		s->body = block(ps, s);
 		pop_scope(ps);
-		end_stmt(ps);
-		return s;
+		return s; /* its '}' ended it: another statement may follow on the line */
 	}
-	if (word_is(&t, "if")) {
-		Stmt *s = if_stmt(ps);
-		end_stmt(ps);
-		return s;
-	}
+	if (word_is(&t, "if"))
+		return if_stmt(ps); /* its '}' ended it */
 	if (word_is(&t, "else"))
 		syntax(ps, t.loc, "'else' must follow the '}' of an if on the same line");
 	syntax(ps, t.loc, "expected a statement (buffer, alloc, let, store, atomic, loop, if), found %s",

@@ -220,6 +220,8 @@ static bool untyped(const Expr *e)
 	case SH_SPECIAL:
 		if (e->op == OP_SELECT)
 			return e->nargs == 3 && untyped(e->args[1]) && untyped(e->args[2]);
+		if (e->op == OP_LANE)
+			return e->nargs == 2 && untyped(e->args[0]);
 		if (e->op == OP_SPLAT || e->op == OP_VEC) {
 			for (int i = 0; i < e->nargs; i++)
 				if (!untyped(e->args[i]))
@@ -272,10 +274,17 @@ static bool same_type_args(TyCtx *c, Expr *e, int from, UirType want, int want_l
 				fl |= any_float_lit(e->args[i]);
 			t = fl ? UIR_F32 : UIR_I32;
 		}
+		/* the first operand decides the width (an untyped vec or splat is a vector) */
+		if (from < e->nargs) {
+			if (!type_expr(c, e->args[from], t, lanes))
+				return false;
+			t = e->args[from]->ty;
+			lanes = e->args[from]->lanes;
+		}
 	}
 	for (int i = from; i < e->nargs; i++) {
 		Expr *a = e->args[i];
-		if (untyped(a) && !type_expr(c, a, t, lanes))
+		if (untyped(a) && a->ty == UIR_NTYPES && !type_expr(c, a, t, lanes))
 			return false;
 		if (a->ty != t || a->lanes != lanes) {
 			err(c, a->loc, "E0201", "operands of %s must have one type: %s and %s", e->text,
@@ -397,7 +406,7 @@ static bool type_op(TyCtx *c, Expr *e, UirType want, int want_lanes)
 			return false;
 		}
 		Expr *v = e->args[0], *i = e->args[1];
-		if (!type_expr(c, v, NOTYPE, 1))
+		if (!type_expr(c, v, want, 1))
 			return false;
 		if (v->lanes == 1 || v->ty == UIR_BOOL) {
 			err(c, v->loc, "E0201", "lane takes a number vector, found %s", tyname(c->p, v->ty, v->lanes));

@@ -424,18 +424,17 @@ static void zero_homes(L *l, const Stmt *s, const Homes *h, LLVMValueRef scratch
 }
 
 /* Builds @NAME.iter: one iteration of the parallel loop S. Parameters: the index, the
- * worker, the scratch pointer, the captured memories, the captured values. */
-static LLVMValueRef build_iter(L *l, const Stmt *s, Capture *c, const int *mems, int nmems, const Homes *h)
+ * worker, then the context's fields FT: the scratch pointer, the captured memories, the
+ * captured values. */
+static LLVMValueRef build_iter(L *l, const Stmt *s, Capture *c, const int *mems, int nmems, const Homes *h,
+			       const LLVMTypeRef *ft)
 {
 	int np = 3 + nmems + c->nsyms;
 	LLVMTypeRef *pt = xmalloc((size_t)np * sizeof *pt);
 	pt[0] = l->t_i32;
 	pt[1] = l->t_i32;
-	pt[2] = l->t_ptr;
-	for (int k = 0; k < nmems; k++)
-		pt[3 + k] = l->t_ptr;
-	for (int k = 0; k < c->nsyms; k++)
-		pt[3 + nmems + k] = val_type(l, c->syms[k]->ty, c->syms[k]->kind == SYM_LOOP ? 1 : c->syms[k]->lanes);
+	for (int k = 0; k < 1 + nmems + c->nsyms; k++)
+		pt[2 + k] = ft[k]; /* scratch, memories, captured values */
 	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.iter", s->sym->name),
 					  LLVMFunctionType(l->t_i64, pt, (unsigned)np, 0));
 	free(pt);
@@ -563,7 +562,7 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef *val_saved = xmalloc((size_t)p->nslots * sizeof *val_saved + 1);
 	memcpy(val_saved, l->val, (size_t)p->nslots * sizeof *val_saved);
 	l->rng[s->sym->slot] = rng_index(rb);
-	LLVMValueRef iter = build_iter(l, s, &c, mems, nmems, &h);
+	LLVMValueRef iter = build_iter(l, s, &c, mems, nmems, &h, ft);
 	LLVMValueRef body = build_body(l, s, ct, nf, iter);
 	l->fn = outer;
 	memcpy(l->memptr, memptr_saved, (size_t)nm * sizeof *memptr_saved);

@@ -221,28 +221,31 @@ void emit_free(Emitter *E)
 
 /* ---- fault sites ---- */
 
-/* `run`'s show_line (util/diag.c): the source line of AT and a caret under its column. */
-static void source_lines(Emitter *E, Str *b, Loc at)
+/* `run`'s display of the source line of AT with a caret under its column, taken from
+ * diag() itself (util/diag.c) so that it stays byte for byte what `run` prints: diag writes
+ * into a memory stream, and its first line (the message) is dropped. */
+void source_lines(Emitter *E, Str *b, Loc at)
 {
 	UirProgram *p = E->p;
-	if (at.line <= 0 || !p->src)
-		return;
-	const char *s = p->src, *end = p->src + p->srclen;
-	for (int l = 1; l < at.line && s < end; s++)
-		if (*s == '\n')
-			l++;
-	const char *e = s;
-	while (e < end && *e != '\n')
-		e++;
-	str_printf(b, " %5d | ", at.line);
-	for (const char *c = s; c < e; c++) {
-		char ch = (*c == '\t' || (unsigned char)*c >= 32) && *c != 127 ? *c : '?';
-		str_putn(b, &ch, 1);
-	}
-	str_put(b, "\n       | ");
-	for (int i = 1; i < at.col && s + i - 1 < e; i++)
-		str_put(b, s[i - 1] == '\t' ? "\t" : " ");
-	str_put(b, "^\n");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		uir_internal_error(__FILE__, __LINE__, "open_memstream failed");
+	FILE *err = p->err;
+	int nerrors = p->nerrors;
+	char first[sizeof p->first_code];
+	memcpy(first, p->first_code, sizeof first);
+	p->err = mem;
+	diag(p, at, "E0000", "%s", "");
+	fclose(mem);
+	p->err = err;
+	p->nerrors = nerrors;
+	memcpy(p->first_code, first, sizeof first);
+	const char *nl = text ? memchr(text, '\n', len) : NULL;
+	if (nl)
+		str_putn(b, nl + 1, len - (size_t)(nl + 1 - text));
+	free(text);
 }
 
 int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
@@ -259,6 +262,13 @@ int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
 	str_printf(&tail, "] is out of bounds: %s has %lld element%s\n", m->name, (long long)m->size,
 		   m->size == 1 ? "" : "s");
 	source_lines(E, &tail, loc);
+	for (int i = 0; i < E->nsites; i++) /* the same access rendered again (unrolled, lanes) */
+		if (E->sites[i].k == k && !strcmp(E->sites[i].head, str_cstr(&head)) &&
+		    !strcmp(E->sites[i].tail, str_cstr(&tail))) {
+			str_free(&head);
+			str_free(&tail);
+			return i;
+		}
 	Site *st = &E->sites[E->nsites];
 	st->head = arena_strndup(E->a, str_cstr(&head), head.n);
 	st->tail = arena_strndup(E->a, str_cstr(&tail), tail.n);

@@ -5,6 +5,7 @@
  * definition of each op. */
 #include "render_int.h"
 #include "uir_helpers.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* Visits helper NAME: its needs first, then itself (into ORDER), each once. */

@@ -5,7 +5,7 @@
  * shared emitter (emit.c, expr.c, stmt.c): names, literals, expressions and the plain
  * statements (let, store, atomic, if, plain and unrolled loops) are rendered the same way
  * in both dialects; each renderer adds its own parallel loops (render_c.c, render_cuda.c)
- * through a hook. Runtime helpers are pasted from the table generated from runtime/*.h by
+ * through a hook. Runtime helpers are pasted from the table generated from runtime/uir_*.h by
  * runtime/embed.py (helpers.c), each once, dependencies first.
  *
  * Exactness. Every op keeps its spec meaning with no undefined behaviour: signed
@@ -139,6 +139,8 @@ const char *temp_name(Emitter *E, const char *prefix);
 /* Adds a fault site for an access to M at LOC ("load of", "store.4 to", ...) and returns
  * its number. */
 int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k);
+/* Appends `run`'s display of the source line of AT with a caret under its column. */
+void source_lines(Emitter *E, Str *b, Loc at);
 /* The total bytes of memory M. */
 int64_t mem_bytes(const Mem *m);
 
@@ -217,6 +219,9 @@ void helpers_closure(const NameSet *set, NameSet *out);
 /* Writes the definitions of the support functions E->support names, and of the fault
  * sites, for the dialect (CUDA: device functions). */
 void support_write(Emitter *E, Str *out);
+
+/* CUDA --main: the host's sites table and uir_report. */
+void support_write_cuda_host(Emitter *E, Str *out);
 
 /* ---- main_gen.c: --main ---- */
 /* Writes the buffer set-up statements of `run` for buffer M into OUT at indentation 1,

@@ -1,0 +1,193 @@
+/* engine.c - engine choice for `uir run`, the loader of the LLVM back end (dlopen of
+ * uir-llvm.so next to the executable), and the `--time` breakdown. See engine.h.
+ *
+ * The module is looked up, in order: $UIR_LLVM_MODULE; DIR/uir-llvm.so and
+ * DIR/llvm/uir-llvm.so, with DIR the directory of /proc/self/exe (the first is where it
+ * is installed, the second where the build tree has it); DIR/../lib/uir/uir-llvm.so.
+ */
+#include "engine.h"
+#include "../interp/interp.h"
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double uir_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+bool engine_parse(const char *s, UirEngine *e)
+{
+	if (!strcmp(s, "auto"))
+		*e = UIR_ENGINE_AUTO;
+	else if (!strcmp(s, "jit"))
+		*e = UIR_ENGINE_JIT;
+	else if (!strcmp(s, "interp"))
+		*e = UIR_ENGINE_INTERP;
+	else
+		return false;
+	return true;
+}
+
+/* ---- loading the back end ---- */
+
+static char load_error[PATH_MAX + 256];
+
+const char *uir_llvm_error(void)
+{
+	return load_error;
+}
+
+/* Tries to load the module at PATH. Returns its table or NULL (reason in load_error). */
+static const UirLlvmApi *try_load(const char *path)
+{
+	if (access(path, F_OK) != 0)
+		return NULL;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(load_error, sizeof load_error, "cannot load %s: %s", path, dlerror());
+		return NULL;
+	}
+	UirLlvmApiFn fn;
+	void *sym = dlsym(h, UIR_LLVM_API_SYMBOL);
+	if (!sym) {
+		snprintf(load_error, sizeof load_error, "%s has no %s", path, UIR_LLVM_API_SYMBOL);
+		return NULL;
+	}
+	memcpy(&fn, &sym, sizeof fn);
+	const UirLlvmApi *api = fn();
+	if (!api || api->version != UIR_LLVM_API_VERSION) {
+		snprintf(load_error, sizeof load_error, "%s is from another version of uir (rebuild it)", path);
+		return NULL;
+	}
+	return api;
+}
+
+const UirLlvmApi *uir_llvm_load(double *ms)
+{
+	static const UirLlvmApi *api;
+	static bool tried;
+	double t0 = uir_now_ms();
+	if (!tried) {
+		tried = true;
+		snprintf(load_error, sizeof load_error, "the LLVM back end (uir-llvm.so) is not installed next to uir");
+		const char *env = getenv("UIR_LLVM_MODULE");
+		if (env && *env) {
+			api = try_load(env);
+			if (!api && access(env, F_OK) != 0)
+				snprintf(load_error, sizeof load_error, "UIR_LLVM_MODULE=%s: no such file", env);
+		} else {
+			char dir[PATH_MAX];
+			ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+			if (n > 0) {
+				dir[n] = 0;
+				char *slash = strrchr(dir, '/');
+				if (slash)
+					*slash = 0;
+				static const char *const rel[] = { "/uir-llvm.so", "/llvm/uir-llvm.so", "/../lib/uir/uir-llvm.so" };
+				for (size_t i = 0; !api && i < sizeof rel / sizeof rel[0]; i++) {
+					char path[PATH_MAX + 32];
+					snprintf(path, sizeof path, "%s%s", dir, rel[i]);
+					api = try_load(path);
+				}
+			}
+		}
+	}
+	if (ms)
+		*ms = uir_now_ms() - t0;
+	return api;
+}
+
+/* ---- the estimate for --engine auto ---- */
+
+static double expr_cost(const Expr *e)
+{
+	if (!e || e->kind != EX_OP)
+		return 0;
+	double c = 1;
+	for (int i = 0; i < e->nargs; i++)
+		c += expr_cost(e->args[i]);
+	return c;
+}
+
+static double stmts_cost(const Stmt *s)
+{
+	double c = 0;
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			c += expr_cost(s->value);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			c += 1 + expr_cost(s->off) + expr_cost(s->val);
+			break;
+		case ST_IF:
+			c += 1 + expr_cost(s->cond) + stmts_cost(s->then_) + stmts_cost(s->else_);
+			break;
+		case ST_LOOP: {
+			double trips = s->bound_lit >= 0 ? (double)s->bound_lit : UIR_AUTO_UNKNOWN_TRIPS;
+			c += expr_cost(s->value) + trips * (1 + stmts_cost(s->body));
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return c;
+}
+
+double engine_estimate(const UirProgram *p)
+{
+	return stmts_cost(p->top);
+}
+
+/* ---- running ---- */
+
+int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, UirRunTimes *t)
+{
+	const UirLlvmApi *api = NULL;
+	double load = 0;
+	if (e == UIR_ENGINE_JIT || (e == UIR_ENGINE_AUTO && engine_estimate(p) > UIR_AUTO_JIT_ABOVE)) {
+		api = uir_llvm_load(&load);
+		if (!api && e == UIR_ENGINE_JIT) {
+			fprintf(stderr, "uir run: --engine jit: %s\n", uir_llvm_error());
+			return UIR_EXIT_USAGE;
+		}
+	}
+	if (t)
+		t->load += load;
+	if (!api) {
+		if (t)
+			t->engine = "interp";
+		double t0 = uir_now_ms();
+		int rc = interp_run(p, bufs, ro);
+		if (t)
+			t->exec += uir_now_ms() - t0;
+		return rc;
+	}
+	UirJitOptions o = { ro ? ro->threads : 0, ro ? ro->bounds_check : true, 3, NULL };
+	UirJitTimes jt = { 0, 0, 0, 0, 0 };
+	int rc = api->run(p, bufs, &o, &jt);
+	if (t) {
+		t->engine = "jit";
+		t->lower += jt.lower_ms;
+		t->opt += jt.opt_ms;
+		t->jit += jt.jit_ms;
+		t->exec += jt.exec_ms;
+	}
+	return rc;
+}
+
+void engine_print_times(FILE *f, const UirRunTimes *t)
+{
+	fprintf(f,
+		"time (%s): parse+check %.2f ms, load %.2f ms, lowering %.2f ms, optimisation %.2f ms, "
+		"JIT %.2f ms, execution %.2f ms, output %.2f ms\n",
+		t->engine ? t->engine : "none", t->parse_check, t->load, t->lower, t->opt, t->jit, t->exec, t->output);
+}

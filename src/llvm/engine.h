@@ -1,0 +1,52 @@
+/* engine.h - choosing and running an engine for `uir run` (the interpreter or the LLVM
+ * JIT), loading the LLVM back end on first use, and the `--time` breakdown.
+ *
+ * Part of the `uir` executable (not of the LLVM module): it links no LLVM. The back end,
+ * uir-llvm.so, is loaded with dlopen() only when a command needs it (uir_llvm_load()), so
+ * `uir check` and small `uir run`s start fast.
+ */
+#ifndef UIR_LLVM_ENGINE_H
+#define UIR_LLVM_ENGINE_H
+
+#include "llvm_api.h"
+
+typedef enum { UIR_ENGINE_AUTO, UIR_ENGINE_JIT, UIR_ENGINE_INTERP } UirEngine;
+
+/* Where the time of a `uir run` went, in milliseconds (`--time`). */
+typedef struct UirRunTimes {
+	double parse_check, load, lower, opt, jit, exec, output;
+	const char *engine; /* "interp" or "jit": the engine that ran */
+} UirRunTimes;
+
+/* Milliseconds on a monotonic clock. */
+double uir_now_ms(void);
+
+/* Parses "auto", "jit" or "interp" into *E; false for anything else. */
+bool engine_parse(const char *s, UirEngine *e);
+
+/* Runs the checked program P over BUFS (from buffers_create()) on engine E: AUTO
+ * interprets when the estimated work is at most UIR_AUTO_JIT_ABOVE (or the JIT cannot be
+ * loaded) and JIT-compiles otherwise. RO gives the threads and bounds checking. T (may be
+ * NULL) gets the load, lower, opt, jit and exec times and the engine. Returns 0; 1 after
+ * printing E0601 or an out-of-memory error; 64 when E is JIT and the back end is not
+ * available (after a message); 70 after an internal error. */
+int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, UirRunTimes *t);
+
+/* Prints the breakdown of T on F, one line: `time: parse+check 0.4 ms, ...`. */
+void engine_print_times(FILE *f, const UirRunTimes *t);
+
+/* The estimated work of P: the ops, loads, stores and loop iterations it executes,
+ * counting loops with a non-literal bound as UIR_AUTO_UNKNOWN_TRIPS iterations. */
+double engine_estimate(const UirProgram *p);
+
+/* `--engine auto` JIT-compiles programs whose estimate is above this (see docs/llvm.md:
+ * the interpreter runs about 3e8 such units a second, a JIT start costs about 30-60 ms). */
+#define UIR_AUTO_JIT_ABOVE 2e7
+#define UIR_AUTO_UNKNOWN_TRIPS 1000.0
+
+/* Loads the LLVM back end (once). Returns its table, or NULL with the reason in
+ * uir_llvm_error(). *MS (may be NULL) gets the time the load took. */
+const UirLlvmApi *uir_llvm_load(double *ms);
+const char *uir_llvm_error(void);
+
+#endif

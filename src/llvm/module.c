@@ -1,0 +1,575 @@
+/* module.c - the LLVM back end's entry points (llvm_api.h): build the module of a checked
+ * program, optimise it for the host CPU, and either JIT-compile and run it (ORC LLJIT,
+ * the entry point called through libffi), print it, or write an object file.
+ *
+ * Exactness: the module is optimised by the new pass manager's default<O3> pipeline, which
+ * never reassociates or contracts float ops that carry no fast-math flags (the lowering
+ * sets none). exp2, log2, sin and cos come from runtime/uir_math.h compiled to bitcode at
+ * build time (math_bc.c, by clang-19) and linked into each module that uses them; without
+ * that bitcode the JIT calls the same functions compiled into this module.
+ *
+ * Symbols JIT'd code needs: uir_parallel_for and uir_parallel_workers (defined as absolute
+ * symbols: this module is loaded RTLD_LOCAL) and libc's calloc/malloc/free/memset (found in
+ * the process).
+ */
+#include "lower.h"
+#include "math_bc.h"
+#include "uir_parallel.h"
+#include <ffi.h>
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int internal(const char *what, const char *detail)
+{
+	fprintf(stderr, "internal error: LLVM back end: %s%s%s (a bug in uir; please report it)\n", what,
+		detail ? ": " : "", detail ? detail : "");
+	return UIR_EXIT_INTERNAL;
+}
+
+static int internal_error(const char *what, LLVMErrorRef err)
+{
+	char *msg = LLVMGetErrorMessage(err);
+	int rc = internal(what, msg);
+	LLVMDisposeErrorMessage(msg);
+	return rc;
+}
+
+static void init_llvm(void)
+{
+	static bool done;
+	if (done)
+		return;
+	LLVMInitializeNativeTarget();
+	LLVMInitializeNativeAsmPrinter();
+	done = true;
+}
+
+/* ---- fault messages ---- */
+
+/* Prints fault SITE's E0601 with the offsets given as text A and B (B: last element). */
+static void site_diag(UirProgram *p, const FaultSite *s, const char *a, const char *b)
+{
+	const char *name = s->mem->name;
+	long long size = (long long)s->mem->size;
+	if (s->width > 1)
+		diag(p, s->loc, "E0601", "%s %s[%s..%s] is out of bounds: %s has %lld element%s", s->what, name, a, b,
+		     name, size, size == 1 ? "" : "s");
+	else
+		diag(p, s->loc, "E0601", "%s %s[%s] is out of bounds: %s has %lld element%s", s->what, name, a, name,
+		     size, size == 1 ? "" : "s");
+}
+
+static void oom_message(FILE *f, const UirProgram *p, const Mem *m)
+{
+	fprintf(f, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
+		(long long)m->size * uir_type_size(m->ty));
+}
+
+void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
+{
+	uint32_t hi = (uint32_t)(code >> 32), lo = (uint32_t)code;
+	if (hi == UIR_CODE_OOM && lo < (uint32_t)p->nallocs) {
+		oom_message(p->err, p, p->allocs[lo]);
+		p->nerrors++;
+		return;
+	}
+	if (hi == 0 || hi > (uint32_t)lw->nsites) {
+		internal("a bad fault code", NULL);
+		p->nerrors++;
+		return;
+	}
+	const FaultSite *s = &lw->sites[hi - 1];
+	long long off = (int32_t)lo;
+	char a[32], b[32];
+	snprintf(a, sizeof a, "%lld", off);
+	snprintf(b, sizeof b, "%lld", off + s->width - 1);
+	site_diag(p, s, a, b);
+}
+
+/* The message of SITE (or of alloc M's out-of-memory when SITE is NULL) as a printf
+ * format taking the first and last offsets as two long longs. Caller frees. */
+static char *fault_format(UirProgram *p, const FaultSite *site, const Mem *m)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	FILE *err = p->err;
+	int nerrors = p->nerrors;
+	char first[sizeof p->first_code];
+	memcpy(first, p->first_code, sizeof first);
+	p->err = f;
+	if (site)
+		site_diag(p, site, "\x01", "\x02");
+	else
+		oom_message(f, p, m);
+	fclose(f);
+	p->err = err;
+	p->nerrors = nerrors;
+	memcpy(p->first_code, first, sizeof first);
+	char *fmt = xmalloc(2 * len + 16), *o = fmt;
+	for (const char *c = text; *c; c++) {
+		if (*c == '%') {
+			*o++ = '%';
+			*o++ = '%';
+		} else if (*c == 1 || *c == 2) {
+			memcpy(o, "%lld", 4);
+			o += 4;
+		} else {
+			*o++ = *c;
+		}
+	}
+	*o = 0;
+	free(text);
+	return fmt;
+}
+
+/* ---- target ---- */
+
+/* A target machine for the host (CPU NULL) or for CPU. NULL after a message. */
+static LLVMTargetMachineRef make_tm(const char *cpu, bool jit)
+{
+	char *triple = LLVMGetDefaultTargetTriple();
+	char *err = NULL;
+	LLVMTargetRef target;
+	if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+		internal("no target for this host", err);
+		LLVMDisposeMessage(err);
+		LLVMDisposeMessage(triple);
+		return NULL;
+	}
+	char *host_cpu = NULL, *host_features = NULL;
+	if (!cpu) {
+		host_cpu = LLVMGetHostCPUName();
+		host_features = LLVMGetHostCPUFeatures();
+	}
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu ? cpu : host_cpu, cpu ? "" : host_features,
+							  LLVMCodeGenLevelAggressive, jit ? LLVMRelocDefault : LLVMRelocPIC,
+							  jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+	LLVMDisposeMessage(triple);
+	if (host_cpu)
+		LLVMDisposeMessage(host_cpu);
+	if (host_features)
+		LLVMDisposeMessage(host_features);
+	if (!tm)
+		internal("cannot create a target machine", NULL);
+	return tm;
+}
+
+/* Gives every function of M the CPU and features of TM (the math bitcode was compiled
+ * for generic x86-64), so that passes and code generation see the real CPU. */
+static void set_cpu(LLVMModuleRef m, LLVMTargetMachineRef tm)
+{
+	LLVMContextRef cx = LLVMGetModuleContext(m);
+	char *cpu = LLVMGetTargetMachineCPU(tm), *features = LLVMGetTargetMachineFeatureString(tm);
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		if (LLVMIsDeclaration(f))
+			continue;
+		unsigned at = LLVMAttributeFunctionIndex;
+		LLVMRemoveStringAttributeAtIndex(f, at, "target-cpu", 10);
+		LLVMRemoveStringAttributeAtIndex(f, at, "target-features", 15);
+		LLVMRemoveStringAttributeAtIndex(f, at, "tune-cpu", 8);
+		LLVMAddAttributeAtIndex(f, at, LLVMCreateStringAttribute(cx, "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
+		if (*features)
+			LLVMAddAttributeAtIndex(f, at, LLVMCreateStringAttribute(cx, "target-features", 15, features,
+										 (unsigned)strlen(features)));
+	}
+	LLVMDisposeMessage(cpu);
+	LLVMDisposeMessage(features);
+}
+
+/* Links the math bitcode into M and makes its functions internal. False after a message. */
+static bool link_math(LLVMModuleRef m)
+{
+	if (!uir_math_bc_len)
+		return true; /* the JIT resolves the math symbols from this module instead */
+	LLVMContextRef cx = LLVMGetModuleContext(m);
+	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange((const char *)uir_math_bc, uir_math_bc_len,
+									"uir_math.bc", 0);
+	LLVMModuleRef math;
+	if (LLVMParseBitcodeInContext2(cx, buf, &math)) {
+		LLVMDisposeMemoryBuffer(buf);
+		internal("cannot read the math bitcode", NULL);
+		return false;
+	}
+	LLVMDisposeMemoryBuffer(buf);
+	LLVMSetTarget(math, LLVMGetTarget(m));
+	LLVMSetDataLayout(math, LLVMGetDataLayoutStr(m));
+	if (LLVMLinkModules2(m, math)) {
+		internal("cannot link the math bitcode", NULL);
+		return false;
+	}
+	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+		size_t n;
+		const char *name = LLVMGetValueName2(f, &n);
+		if (!LLVMIsDeclaration(f) && n > 8 && !strncmp(name, "uir_jit_", 8))
+			LLVMSetLinkage(f, LLVMInternalLinkage);
+	}
+	return true;
+}
+
+/* ---- building ---- */
+
+typedef struct Build {
+	Lowered lw;
+	LLVMTargetMachineRef tm;
+} Build;
+
+/* A global constant string in M; returns its address. */
+static LLVMValueRef global_string(LLVMModuleRef m, const char *s, const char *name)
+{
+	LLVMContextRef cx = LLVMGetModuleContext(m);
+	LLVMValueRef init = LLVMConstStringInContext2(cx, s, strlen(s), 0);
+	LLVMValueRef g = LLVMAddGlobal(m, LLVMTypeOf(init), name);
+	LLVMSetInitializer(g, init);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+	return g;
+}
+
+/* A private constant array of pointers (or i64 when I64 is set) in M. */
+static LLVMValueRef global_table(LLVMModuleRef m, LLVMTypeRef t, LLVMValueRef *v, int n, const char *name)
+{
+	LLVMValueRef init = LLVMConstArray2(t, v, (uint64_t)n);
+	LLVMValueRef g = LLVMAddGlobal(m, LLVMTypeOf(init), name);
+	LLVMSetInitializer(g, init);
+	LLVMSetGlobalConstant(g, 1);
+	LLVMSetLinkage(g, LLVMPrivateLinkage);
+	return g;
+}
+
+/* For objects: renames the kernel uir_kernel_impl (internal) and adds
+ *     int kernel(T *b0, ...)
+ * which calls it and, on a fault, prints the E0601 diagnostic (or the out-of-memory
+ * error) on file descriptor 2 with dprintf and returns 1; else returns 0. */
+static void add_aot_wrapper(UirProgram *p, Lowered *lw)
+{
+	LLVMModuleRef m = lw->mod;
+	LLVMContextRef cx = LLVMGetModuleContext(m);
+	LLVMTypeRef i32 = LLVMInt32TypeInContext(cx), i64 = LLVMInt64TypeInContext(cx);
+	LLVMTypeRef ptr = LLVMPointerTypeInContext(cx, 0);
+	LLVMValueRef impl = lw->kernel;
+	LLVMSetValueName2(impl, "uir_kernel_impl", 15);
+	LLVMSetLinkage(impl, LLVMInternalLinkage);
+	int nb = p->nbufs;
+	LLVMTypeRef *pt = xmalloc((size_t)nb * sizeof *pt + 1);
+	for (int k = 0; k < nb; k++)
+		pt[k] = ptr;
+	LLVMValueRef fn = LLVMAddFunction(m, "kernel", LLVMFunctionType(i32, pt, (unsigned)nb, 0));
+	free(pt);
+	LLVMValueRef *args = xmalloc((size_t)nb * sizeof *args + 1);
+	for (int k = 0; k < nb; k++) {
+		args[k] = LLVMGetParam(fn, (unsigned)k);
+		LLVMSetValueName2(args[k], p->bufs[k]->name, strlen(p->bufs[k]->name));
+		LLVMAddAttributeAtIndex(fn, (unsigned)k + 1, LLVMCreateEnumAttribute(cx, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
+	}
+	LLVMBuilderRef b = LLVMCreateBuilderInContext(cx);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(cx, fn, "entry");
+	LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(cx, fn, "ok");
+	LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(cx, fn, "fault");
+	LLVMPositionBuilderAtEnd(b, entry);
+	LLVMValueRef code = LLVMBuildCall2(b, LLVMGlobalGetValueType(impl), impl, args, (unsigned)nb, "code");
+	free(args);
+	LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, code, LLVMConstInt(i64, 0, 0), ""), bad, ok);
+	LLVMPositionBuilderAtEnd(b, ok);
+	LLVMBuildRet(b, LLVMConstInt(i32, 0, 0));
+
+	/* the fault: a format per site and per alloc, indexed by the code */
+	LLVMPositionBuilderAtEnd(b, bad);
+	LLVMTypeRef dpt[2] = { i32, ptr };
+	LLVMTypeRef dty = LLVMFunctionType(i32, dpt, 2, 1);
+	LLVMValueRef dprintf_fn = LLVMAddFunction(m, "dprintf", dty);
+	LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, code, LLVMConstInt(i64, 32, 0), ""), i32, "site");
+	LLVMValueRef lo = LLVMBuildTrunc(b, code, i32, "");
+	LLVMValueRef off = LLVMBuildSExt(b, lo, i64, "off");
+	int nt = lw->nsites + p->nallocs;
+	LLVMValueRef *fmts = xmalloc((size_t)nt * sizeof *fmts + 1), *widths = xmalloc((size_t)nt * sizeof *widths + 1);
+	for (int k = 0; k < nt; k++) {
+		char *f = k < lw->nsites ? fault_format(p, &lw->sites[k], NULL) : fault_format(p, NULL, p->allocs[k - lw->nsites]);
+		fmts[k] = global_string(m, f ? f : "uir: a fault\n", "uir.msg");
+		free(f);
+		widths[k] = LLVMConstInt(i64, k < lw->nsites ? (unsigned long long)lw->sites[k].width : 1, 0);
+	}
+	/* index: site - 1 for faults, nsites + alloc for out of memory */
+	LLVMValueRef isoom = LLVMBuildICmp(b, LLVMIntEQ, hi, LLVMConstInt(i32, UIR_CODE_OOM, 0), "");
+	LLVMValueRef idx = LLVMBuildSelect(b, isoom, LLVMBuildAdd(b, lo, LLVMConstInt(i32, (unsigned long long)lw->nsites, 0), ""),
+					   LLVMBuildSub(b, hi, LLVMConstInt(i32, 1, 0), ""), "");
+	LLVMValueRef i64idx = LLVMBuildZExt(b, idx, i64, "");
+	if (nt > 0) {
+		LLVMValueRef ft = global_table(m, ptr, fmts, nt, "uir.msgs");
+		LLVMValueRef wt = global_table(m, i64, widths, nt, "uir.widths");
+		LLVMValueRef gi[2] = { LLVMConstInt(i64, 0, 0), i64idx };
+		LLVMValueRef fmt = LLVMBuildLoad2(b, ptr, LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(ft), ft, gi, 2, ""), "fmt");
+		LLVMValueRef w = LLVMBuildLoad2(b, i64, LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(wt), wt, gi, 2, ""), "");
+		LLVMValueRef last = LLVMBuildSub(b, LLVMBuildAdd(b, off, w, ""), LLVMConstInt(i64, 1, 0), "");
+		LLVMValueRef dargs[4] = { LLVMConstInt(i32, 2, 0), fmt, off, last };
+		LLVMBuildCall2(b, dty, dprintf_fn, dargs, 4, "");
+	}
+	LLVMBuildRet(b, LLVMConstInt(i32, 1, 0));
+	free(fmts);
+	free(widths);
+	LLVMDisposeBuilder(b);
+	lw->kernel = fn;
+}
+
+/* Lowers P into CX and prepares the module for TM: target, data layout, math, CPU
+ * attributes, the object wrapper (AOT), verification, then the pass pipeline when
+ * o->opt_level > 0. Returns 0 or an exit status after a message. */
+static int build(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, LLVMTargetMachineRef tm, bool aot,
+		 Lowered *lw, UirJitTimes *t)
+{
+	double t0 = now_ms();
+	if (!lower_program(p, cx, o, lw))
+		return internal("lowering failed", NULL);
+	LLVMModuleRef m = lw->mod;
+	char *triple = LLVMGetTargetMachineTriple(tm);
+	LLVMSetTarget(m, triple);
+	LLVMDisposeMessage(triple);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMSetModuleDataLayout(m, td);
+	LLVMDisposeTargetData(td);
+	if (aot)
+		add_aot_wrapper(p, lw);
+	else
+		LLVMSetValueName2(lw->kernel, "kernel", 6);
+	char *msg = NULL;
+	if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+		int rc = internal("the lowered module is invalid", msg);
+		LLVMDisposeMessage(msg);
+		return rc;
+	}
+	LLVMDisposeMessage(msg);
+	if (lw->uses_math && (o->opt_level > 0 || aot) && !link_math(m))
+		return UIR_EXIT_INTERNAL;
+	if (aot && lw->uses_math && !uir_math_bc_len) {
+		fprintf(stderr, "uir compile: this build has no math bitcode (clang-19 was missing), so a program "
+				"using exp2, log2, sin or cos cannot be compiled to an object\n");
+		return UIR_EXIT_USAGE;
+	}
+	set_cpu(m, tm);
+	double t1 = now_ms();
+	if (t)
+		t->lower_ms += t1 - t0;
+	if (o->opt_level > 0) {
+		LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+		LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
+		LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
+		LLVMPassBuilderOptionsSetLoopUnrolling(po, 1);
+		LLVMPassBuilderOptionsSetLoopInterleaving(po, 1);
+		LLVMErrorRef err = LLVMRunPasses(m, "default<O3>", tm, po);
+		LLVMDisposePassBuilderOptions(po);
+		if (err)
+			return internal_error("the pass pipeline failed", err);
+	}
+	if (t)
+		t->opt_ms += now_ms() - t1;
+	return 0;
+}
+
+static void lowered_free(Lowered *lw)
+{
+	free(lw->sites);
+	lw->sites = NULL;
+}
+
+/* ---- JIT ---- */
+
+/* Defines the runtime symbols JIT'd code calls in JD, and lets the rest (libc) resolve in
+ * the process. */
+static LLVMErrorRef add_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
+{
+	LLVMOrcDefinitionGeneratorRef gen;
+	LLVMErrorRef err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+	if (err)
+		return err;
+	LLVMOrcJITDylibAddGenerator(jd, gen);
+	static const struct { const char *name; void *addr; } syms[] = {
+		{ "uir_parallel_for", (void *)uir_parallel_for },
+		{ "uir_parallel_workers", (void *)uir_parallel_workers },
+		{ "uir_jit_exp2_f32", (void *)uir_jit_exp2_f32 },
+		{ "uir_jit_exp2_f64", (void *)uir_jit_exp2_f64 },
+		{ "uir_jit_log2_f32", (void *)uir_jit_log2_f32 },
+		{ "uir_jit_log2_f64", (void *)uir_jit_log2_f64 },
+		{ "uir_jit_sin_f32", (void *)uir_jit_sin_f32 },
+		{ "uir_jit_sin_f64", (void *)uir_jit_sin_f64 },
+		{ "uir_jit_cos_f32", (void *)uir_jit_cos_f32 },
+		{ "uir_jit_cos_f64", (void *)uir_jit_cos_f64 },
+	};
+	enum { N = sizeof syms / sizeof syms[0] };
+	LLVMOrcCSymbolMapPair pairs[N];
+	for (int i = 0; i < N; i++) {
+		pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, syms[i].name);
+		pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)syms[i].addr;
+		pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+		pairs[i].Sym.Flags.TargetFlags = 0;
+	}
+	return LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(pairs, N));
+}
+
+/* Calls the kernel at ADDR with the buffers through libffi; returns its fault code. */
+static uint64_t call_kernel(uint64_t addr, int nbufs, void **bufs)
+{
+	ffi_type **types = xmalloc((size_t)nbufs * sizeof *types + 1);
+	void **args = xmalloc((size_t)nbufs * sizeof *args + 1);
+	for (int i = 0; i < nbufs; i++) {
+		types[i] = &ffi_type_pointer;
+		args[i] = &bufs[i];
+	}
+	ffi_cif cif;
+	uint64_t rc = 0;
+	if (ffi_prep_cif(&cif, FFI_DEFAULT_ABI, (unsigned)nbufs, &ffi_type_uint64, types) != FFI_OK)
+		uir_internal_error(__FILE__, __LINE__, "ffi_prep_cif failed");
+	void (*fn)(void);
+	memcpy(&fn, &(uintptr_t){ (uintptr_t)addr }, sizeof fn);
+	ffi_call(&cif, fn, &rc, args);
+	free(types);
+	free(args);
+	return rc;
+}
+
+static int jit_run(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTimes *t)
+{
+	init_llvm();
+	LLVMTargetMachineRef tm = make_tm(NULL, true);
+	if (!tm)
+		return UIR_EXIT_INTERNAL;
+	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
+	LLVMContextRef cx = LLVMOrcThreadSafeContextGetContext(tsc);
+	Lowered lw;
+	int rc = build(p, cx, o, tm, false, &lw, t);
+	LLVMDisposeTargetMachine(tm);
+	if (rc) {
+		LLVMOrcDisposeThreadSafeContext(tsc);
+		lowered_free(&lw);
+		return rc;
+	}
+	double t0 = now_ms();
+	LLVMTargetMachineRef jtm = make_tm(NULL, true);
+	if (!jtm)
+		return UIR_EXIT_INTERNAL;
+	LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
+	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
+	LLVMOrcLLJITRef jit;
+	LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, jb);
+	if (err)
+		return internal_error("cannot create the JIT", err);
+	LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+	if ((err = add_symbols(jit, jd)))
+		return internal_error("cannot define the runtime symbols", err);
+	LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(lw.mod, tsc);
+	LLVMOrcDisposeThreadSafeContext(tsc);
+	if ((err = LLVMOrcLLJITAddLLVMIRModule(jit, jd, tsm)))
+		return internal_error("cannot add the module", err);
+	LLVMOrcExecutorAddress addr = 0;
+	if ((err = LLVMOrcLLJITLookup(jit, &addr, "kernel")))
+		return internal_error("cannot compile the kernel", err);
+	double t1 = now_ms();
+	uir_parallel_set_threads(o->threads);
+	uint64_t code = call_kernel(addr, p->nbufs, bufs);
+	double t2 = now_ms();
+	if (t) {
+		t->jit_ms += t1 - t0;
+		t->exec_ms += t2 - t1;
+	}
+	rc = 0;
+	if (code) {
+		fault_report(p, &lw, code);
+		rc = UIR_EXIT_ERROR;
+	}
+	lowered_free(&lw);
+	uir_parallel_shutdown();
+	if ((err = LLVMOrcDisposeLLJIT(jit)))
+		return internal_error("cannot dispose of the JIT", err);
+	return rc;
+}
+
+/* ---- printing and objects ---- */
+
+static int print_ir(UirProgram *p, const UirJitOptions *o, FILE *out)
+{
+	init_llvm();
+	LLVMTargetMachineRef tm = make_tm(o->cpu, false);
+	if (!tm)
+		return UIR_EXIT_INTERNAL;
+	LLVMContextRef cx = LLVMContextCreate();
+	Lowered lw;
+	int rc = build(p, cx, o, tm, false, &lw, NULL);
+	if (!rc) {
+		char *s = LLVMPrintModuleToString(lw.mod);
+		fputs(s, out);
+		LLVMDisposeMessage(s);
+	}
+	if (lw.mod)
+		LLVMDisposeModule(lw.mod);
+	lowered_free(&lw);
+	LLVMContextDispose(cx);
+	LLVMDisposeTargetMachine(tm);
+	return rc;
+}
+
+static int emit(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const char *path)
+{
+	init_llvm();
+	LLVMTargetMachineRef tm = make_tm(o->cpu, false);
+	if (!tm)
+		return UIR_EXIT_INTERNAL;
+	LLVMContextRef cx = LLVMContextCreate();
+	Lowered lw;
+	int rc = build(p, cx, o, tm, true, &lw, NULL);
+	if (!rc) {
+		char *err = NULL;
+		char *file = xmalloc(strlen(path) + 1);
+		strcpy(file, path);
+		if (kind == UIR_EMIT_IR) {
+			if (LLVMPrintModuleToFile(lw.mod, file, &err))
+				rc = UIR_EXIT_ERROR;
+		} else if (LLVMTargetMachineEmitToFile(tm, lw.mod, file, kind == UIR_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
+						       &err)) {
+			rc = UIR_EXIT_ERROR;
+		}
+		if (rc)
+			fprintf(stderr, "uir compile: cannot write %s: %s\n", path, err ? err : "unknown error");
+		if (err)
+			LLVMDisposeMessage(err);
+		free(file);
+	}
+	if (lw.mod)
+		LLVMDisposeModule(lw.mod);
+	lowered_free(&lw);
+	LLVMContextDispose(cx);
+	LLVMDisposeTargetMachine(tm);
+	return rc;
+}
+
+static const UirLlvmApi api = {
+	UIR_LLVM_API_VERSION,
+	jit_run,
+	print_ir,
+	emit,
+};
+
+__attribute__((visibility("default"))) const UirLlvmApi *uir_llvm_api(void);
+
+const UirLlvmApi *uir_llvm_api(void)
+{
+	return &api;
+}

@@ -1,0 +1,163 @@
+/* main_gen.c - the parts of a `--main` that set up buffers exactly as `run` does (spec 3:
+ * zeros, fill, iota, random with the generator of runtime/uir_init.h, a list, a .npy file
+ * read by runtime/uir_npy.h) and print them in `run`'s format (runtime/uir_print.h).
+ * Shared by render (C) and render-cuda (host code); helpers used here are host helpers.
+ */
+#include "render_int.h"
+#include <string.h>
+
+static void out_line(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line at indentation 1. */
+static void out_line(Str *o, const char *fmt, ...)
+{
+	va_list ap;
+	str_put(o, "\t");
+	va_start(ap, fmt);
+	str_vprintf(o, fmt, ap);
+	va_end(ap);
+	str_put(o, "\n");
+}
+
+/* A C string literal of S. */
+static const char *quoted(Emitter *E, const char *s)
+{
+	Str b = { 0 };
+	str_put(&b, "\"");
+	str_put_cstring(&b, s, strlen(s));
+	str_put(&b, "\"");
+	const char *r = arena_strndup(E->a, str_cstr(&b), b.n);
+	str_free(&b);
+	return r;
+}
+
+/* The value of `cast T i` for the i32 loop variable uir_i (iota). */
+static const char *iota_value(UirType t)
+{
+	switch (t) {
+	case UIR_BOOL: return "uir_i != 0";
+	case UIR_I8: return "(int8_t)uir_i";
+	case UIR_U8: return "(uint8_t)uir_i";
+	case UIR_I32: return "uir_i";
+	case UIR_U32: return "(uint32_t)uir_i";
+	case UIR_I64: return "uir_i";
+	case UIR_U64: return "(uint64_t)uir_i";
+	case UIR_F32: return "(float)uir_i";
+	case UIR_F64: return "(double)uir_i";
+	default: unreachable();
+	}
+}
+
+static const char *f64_text(Emitter *E, double v)
+{
+	Scalar s;
+	s.f64 = v;
+	return literal_text(E, UIR_F64, s);
+}
+
+/* The value of element uir_i of `random SEED [LO HI]`. */
+static const char *random_value(Emitter *E, const Mem *m)
+{
+	uint32_t seed = (uint32_t)m->seed->val.u;
+	switch (m->ty) {
+	case UIR_F32:
+	case UIR_F64: {
+		bool f = m->ty == UIR_F32;
+		use_helper(E, f ? "uir_random_f32" : "uir_random_f64");
+		return fmt_str(E->a, "uir_random_%s(%luu, (uint64_t)uir_i, %s, %s)", f ? "f32" : "f64", (unsigned long)seed,
+			       f64_text(E, m->has_range ? m->flo : -1.0), f64_text(E, m->has_range ? m->fhi : 1.0));
+	}
+	case UIR_BOOL:
+		use_helper(E, "uir_random_bits");
+		return fmt_str(E->a, "(uint8_t)(uir_random_bits(%luu, (uint64_t)uir_i) & 1)", (unsigned long)seed);
+	default:
+		if (m->has_range) {
+			use_helper(E, "uir_random_int");
+			return fmt_str(E->a, "(%s)uir_random_int(%luu, (uint64_t)uir_i, UINT64_C(%llu), UINT64_C(%llu))",
+				       ctype(m->ty), (unsigned long)seed, (unsigned long long)m->rlo,
+				       (unsigned long long)m->rwidth);
+		}
+		use_helper(E, "uir_random_bits");
+		return fmt_str(E->a, "(%s)uir_random_bits(%luu, (uint64_t)uir_i)", ctype(m->ty), (unsigned long)seed);
+	}
+}
+
+static void init_list(Emitter *E, Str *o, const Mem *m, const char *name)
+{
+	const char *init = fmt_str(E->a, "uir_init_%s", name);
+	out_line(o, "static const %s %s[%lld] = {", ctype(m->ty), init, (long long)m->size);
+	Str row = { 0 };
+	for (int i = 0; i < m->nlist; i++) {
+		const char *v = literal_text(E, m->ty, m->list[i]->val);
+		if (row.n + strlen(v) > 80) {
+			out_line(o, "\t%s", str_cstr(&row));
+			str_free(&row);
+		}
+		str_printf(&row, "%s%s", v, i + 1 < m->nlist ? ", " : "");
+	}
+	if (row.n)
+		out_line(o, "\t%s", str_cstr(&row));
+	str_free(&row);
+	out_line(o, "};");
+	out_line(o, "memcpy(%s, %s, sizeof %s);", name, init, init);
+}
+
+static void init_file(Emitter *E, Str *o, const Mem *m, const char *name)
+{
+	use_helper(E, "uir_npy_read");
+	Str head = { 0 }, tail = { 0 };
+	Loc at = m->init_loc;
+	if (at.line > 0)
+		str_printf(&head, "%s:%d:%d: error[E0203]: %s: ", E->p->path, at.line, at.col, m->path);
+	else
+		str_printf(&head, "%s: error[E0203]: %s: ", E->p->path, m->path);
+	str_put(&tail, "\n");
+	source_lines(E, &tail, at);
+	out_line(o, "if (uir_npy_read(%s, \"%s\", %lld, %s, uir_why, sizeof uir_why) != 0) {", quoted(E, m->path),
+		 uir_type_npy_descr(m->ty), (long long)m->size, name);
+	out_line(o, "\tfprintf(stderr, \"%%s%%s%%s\", %s, uir_why,", quoted(E, str_cstr(&head)));
+	out_line(o, "\t\t%s);", quoted(E, str_cstr(&tail)));
+	out_line(o, "\treturn 1;");
+	out_line(o, "}");
+	str_free(&head);
+	str_free(&tail);
+}
+
+void main_init_buffer(Emitter *E, Str *o, const Mem *m, const char *name)
+{
+	bool host = E->host;
+	E->host = true;
+	switch (m->init) {
+	case INIT_ZEROS:
+		break;
+	case INIT_FILL:
+		out_line(o, "for (int32_t uir_i = 0; uir_i < %lld; uir_i++)", (long long)m->size);
+		out_line(o, "\t%s[uir_i] = %s;", name, literal_text(E, m->ty, m->fill->val));
+		break;
+	case INIT_IOTA:
+		out_line(o, "for (int32_t uir_i = 0; uir_i < %lld; uir_i++)", (long long)m->size);
+		out_line(o, "\t%s[uir_i] = %s;", name, iota_value(m->ty));
+		break;
+	case INIT_RANDOM:
+		out_line(o, "for (int32_t uir_i = 0; uir_i < %lld; uir_i++)", (long long)m->size);
+		out_line(o, "\t%s[uir_i] = %s;", name, random_value(E, m));
+		break;
+	case INIT_LIST:
+		init_list(E, o, m, name);
+		break;
+	case INIT_FILE:
+		init_file(E, o, m, name);
+		break;
+	}
+	E->host = host;
+}
+
+void main_print_buffer(Emitter *E, Str *o, const Mem *m, const char *name)
+{
+	bool host = E->host;
+	E->host = true;
+	const char *f = fmt_str(E->a, "uir_print_%s", m->ty == UIR_BOOL ? "bool" : uir_type_name(m->ty));
+	use_helper(E, f);
+	out_line(o, "%s(stdout, %s, %s, %lld);", f, quoted(E, m->name), name, (long long)m->size);
+	E->host = host;
+}

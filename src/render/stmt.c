@@ -1,0 +1,496 @@
+/* stmt.c - .uir statements as C statements, shared by both renderers: let, store,
+ * store.K, atomic.OP, if, plain loops and unrolled loops; thread, global and local loops
+ * go to the renderer's hook.
+ *
+ * Bounds checks and the order of faults. `run` evaluates the operands of every op left to
+ * right and reports the first access out of bounds; C leaves the order of operands
+ * unspecified. So before writing a statement, prepare() finds its accesses that need a
+ * check (range.c could not prove them in bounds), in `run`'s evaluation order. With at
+ * most one such access the check stays inline (x[uir_at(i, 8, 3)]): nothing else in the
+ * statement can fault, so order does not matter. With two or more, or with one under an
+ * arm of `select` (whose arms `run` always evaluates, and C's ?: does not), every check
+ * is hoisted into a declaration before the statement, in evaluation order
+ * (`const int32_t uir_o1 = uir_at(i, 8, 3);`), and the accesses read x[uir_o1]. The
+ * statement's own store is then the last access, as in `run`.
+ *
+ * Vectors: a vector access reads its offset once (a name, a literal, or a hoisted
+ * uir_oN), lanes are written one by one; a store.K whose value reads the stored memory
+ * elsewhere than lane-for-lane first builds the value in an array (uir_vN).
+ */
+#include "render_int.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- accesses of a statement, in evaluation order ---- */
+
+typedef struct Access {
+	const Expr *e;      /* the load */
+	bool checked;
+	bool under_select;  /* inside an arm of select */
+} Access;
+
+typedef struct AccList {
+	Access *v;
+	int n, cap;
+} AccList;
+
+static void collect(Emitter *E, const Expr *e, bool sel, AccList *l)
+{
+	if (!e || e->kind != EX_OP)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		collect(E, e->args[i], sel || (e->op == OP_SELECT && i > 0), l);
+	if (e->op != OP_LOAD)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+	}
+	bool reg = mem_info(E, e->mem)->reg;
+	l->v[l->n++] = (Access){ e, !reg && !access_proven(E, e->mem, e->args[0], e->width), sel };
+}
+
+static void hoist(Emitter *E, const Expr *key, const char *name)
+{
+	if (E->nhoists == E->caphoists) {
+		E->caphoists = E->caphoists ? 2 * E->caphoists : 8;
+		E->hoists = xrealloc(E->hoists, (size_t)E->caphoists * sizeof *E->hoists);
+	}
+	E->hoists[E->nhoists++] = (Hoist){ key, name };
+}
+
+static const char *hoisted(Emitter *E, const Expr *key)
+{
+	for (int i = 0; key && i < E->nhoists; i++)
+		if (E->hoists[i].e == key)
+			return E->hoists[i].name;
+	return NULL;
+}
+
+/* Whether E is a name or literal. */
+static bool atom(const Expr *e)
+{
+	return e->kind == EX_LIT || e->kind == EX_NAME;
+}
+
+/* The text of a checked offset: uir_at(OFF, SIZE, SITE) or uir_at_k(OFF, SIZE, K, SITE). */
+static const char *checked_off(Emitter *E, const Mem *m, const Expr *off, int k, Loc loc, const char *what)
+{
+	int site = add_site(E, m, loc, what, k);
+	E->need |= NEED_AT;
+	const char *o = expr_str(E, off, -1);
+	if (k > 1) {
+		nameset_add(&E->support, "uir_at_k");
+		return fmt_str(E->a, "uir_at_k(%s, %lld, %d, %d)", o, (long long)m->size, k, site);
+	}
+	nameset_add(&E->support, "uir_at");
+	return fmt_str(E->a, "uir_at(%s, %lld, %d)", o, (long long)m->size, site);
+}
+
+/* Declares `const int32_t NAME = TEXT;` for the access KEY and records it. */
+static void hoist_decl(Emitter *E, const Expr *key, const char *text)
+{
+	const char *name = temp_name(E, "o");
+	line(E, "const int32_t %s = %s;", name, text);
+	E->decls++;
+	hoist(E, key, name);
+}
+
+bool prepare(Emitter *E, const Expr *const *ex, int nex, const Mem *store_mem, const Expr *store_off, int store_k)
+{
+	AccList l = { 0 };
+	for (int i = 0; i < nex; i++)
+		collect(E, ex[i], false, &l);
+	bool store_checked = store_mem && !mem_info(E, store_mem)->reg &&
+			     !access_proven(E, store_mem, store_off, store_k);
+	int nchecked = store_checked;
+	bool sel = false;
+	for (int i = 0; i < l.n; i++) {
+		nchecked += l.v[i].checked;
+		sel |= l.v[i].checked && l.v[i].under_select;
+	}
+	bool strict = nchecked >= 2 || sel;
+	for (int i = 0; i < l.n; i++) {
+		const Expr *e = l.v[i].e;
+		const Expr *off = e->args[0];
+		const char *what = e->width > 1 ? fmt_str(E->a, "load.%d of", e->width) : "load of";
+		if (l.v[i].checked && (strict || e->width > 1))
+			hoist_decl(E, e, checked_off(E, e->mem, off, e->width, e->loc, what));
+		else if (e->width > 1 && !atom(off))
+			hoist_decl(E, e, expr_str(E, off, -1));
+	}
+	free(l.v);
+	return store_checked;
+}
+
+void finish(Emitter *E)
+{
+	E->nhoists = 0;
+}
+
+/* The index text OFF + LANE for vector accesses (OFF a name, literal or hoisted name). */
+static const char *lane_index(Emitter *E, const char *off, int lane)
+{
+	if (lane <= 0)
+		return off;
+	char *end;
+	long long v = strtoll(off, &end, 10);
+	if (*off && !*end)
+		return fmt_str(E->a, "%lld", v + lane);
+	return fmt_str(E->a, "%s + %d", off, lane);
+}
+
+const char *access_text(Emitter *E, const Mem *m, const Expr *off, int k, int lane, bool checked, Loc loc,
+			const char *what, const Expr *key)
+{
+	MemInfo *mi = mem_info(E, m);
+	if (mi->reg)
+		return mi->cname;
+	const char *h = hoisted(E, key);
+	if (k == 1) {
+		if (h)
+			return fmt_str(E->a, "%s[%s]", mi->cname, h);
+		if (checked)
+			return fmt_str(E->a, "%s[%s]", mi->cname, checked_off(E, m, off, 1, loc, what));
+		return fmt_str(E->a, "%s[%s]", mi->cname, expr_str(E, off, -1));
+	}
+	if (lane < 0)
+		unreachable();
+	const char *o = h;
+	if (!o && checked)
+		o = checked_off(E, m, off, k, loc, what); /* not prepared: check in every lane */
+	if (!o) {
+		CExpr c = expr_c(E, off, -1);
+		o = atom(off) ? c.s : fmt_str(E->a, "(%s)", c.s);
+	}
+	return fmt_str(E->a, "%s[%s]", mi->cname, lane_index(E, o, lane));
+}
+
+void mark_unused(Emitter *E, const Sym *s)
+{
+	SymInfo *si = sym_info(E, s);
+	if (si->uses == 0)
+		line(E, "(void)%s;", si->cname);
+}
+
+/* ---- let ---- */
+
+static void let_stmt(Emitter *E, const Stmt *s)
+{
+	const Expr *v = s->value;
+	const Expr *ex[1] = { v };
+	prepare(E, ex, 1, NULL, NULL, 0);
+	SymInfo *si = sym_info(E, s->sym);
+	if (v->lanes == 1) {
+		line(E, "const %s %s = %s;", ctype(v->ty), si->cname, expr_str(E, v, -1));
+	} else {
+		Str b = { 0 };
+		size_t len = 0;
+		const char **lanes = arena_alloc(E->a, (size_t)v->lanes * sizeof *lanes);
+		for (int l = 0; l < v->lanes; l++) {
+			lanes[l] = expr_str(E, v, l);
+			len += strlen(lanes[l]) + 2;
+		}
+		if (len < 72) {
+			for (int l = 0; l < v->lanes; l++)
+				str_printf(&b, "%s%s", l ? ", " : "", lanes[l]);
+			line(E, "const %s %s[%d] = { %s };", ctype(v->ty), si->cname, v->lanes, str_cstr(&b));
+		} else {
+			line(E, "const %s %s[%d] = {", ctype(v->ty), si->cname, v->lanes);
+			E->indent++;
+			for (int l = 0; l < v->lanes; l++)
+				line(E, "%s%s", lanes[l], l + 1 < v->lanes ? "," : "");
+			E->indent--;
+			line(E, "};");
+		}
+		str_free(&b);
+	}
+	E->decls++;
+	finish(E);
+	if (v->ty == UIR_I32 && v->lanes == 1)
+		si->r = range_of(E, v);
+	mark_unused(E, s->sym);
+}
+
+/* ---- store, store.K, atomic ---- */
+
+/* Whether the value of a store.K to M at OFF reads M anywhere but lane for lane (a load.K
+ * of M at the same offset name or literal), so lanes cannot be stored one by one. */
+static bool reads_other(const Expr *e, const Mem *m, const Expr *off, int k)
+{
+	if (!e || e->kind != EX_OP)
+		return false;
+	if (e->op == OP_LOAD && e->mem == m) {
+		const Expr *o = e->args[0];
+		bool same = e->width == k &&
+			    ((o->kind == EX_NAME && off->kind == EX_NAME && o->sym == off->sym) ||
+			     (o->kind == EX_LIT && off->kind == EX_LIT && o->val.i == off->val.i));
+		if (!same)
+			return true;
+	}
+	for (int i = 0; i < e->nargs; i++)
+		if (reads_other(e->args[i], m, off, k))
+			return true;
+	return false;
+}
+
+static void vector_store(Emitter *E, const Stmt *s, bool checked)
+{
+	const Mem *m = s->mem;
+	int k = s->width;
+	const char *what = fmt_str(E->a, "store.%d to", k);
+	static const Expr key; /* the store's own entry among the hoists */
+	if (checked)
+		hoist_decl(E, &key, checked_off(E, m, s->off, k, s->loc, what));
+	else if (!atom(s->off))
+		hoist_decl(E, &key, expr_str(E, s->off, -1));
+	if (!reads_other(s->val, m, s->off, k)) {
+		for (int l = 0; l < k; l++)
+			line(E, "%s = %s;", access_text(E, m, s->off, k, l, false, s->loc, what, &key),
+			     expr_str(E, s->val, l));
+		return;
+	}
+	const char *v = temp_name(E, "v");
+	Str b = { 0 };
+	for (int l = 0; l < k; l++)
+		str_printf(&b, "%s%s", l ? ", " : "", expr_str(E, s->val, l));
+	line(E, "const %s %s[%d] = { %s };", ctype(s->val->ty), v, k, str_cstr(&b));
+	str_free(&b);
+	E->decls++;
+	const char *o = hoisted(E, &key);
+	if (!o)
+		o = expr_str(E, s->off, -1);
+	line(E, "for (int uir_l = 0; uir_l < %d; uir_l++)", k);
+	line(E, "\t%s[%s + uir_l] = %s[uir_l];", mem_cname(E, m), o, v);
+}
+
+static const char *atomic_name(AtomicOp op)
+{
+	return op == AT_ADD ? "add" : op == AT_MIN ? "min" : "max";
+}
+
+/* atomic.OP: C: uir_atomic_OP_T(&m[i], v) (support.c); CUDA: atomicAdd/Min/Max, with a
+ * cast where CUDA's overloads need one (64-bit types), or the byte helpers. */
+static void atomic_stmt(Emitter *E, const Stmt *s)
+{
+	const Expr *ex[2] = { s->off, s->val };
+	bool checked = prepare(E, ex, 2, s->mem, s->off, 1);
+	const char *what = fmt_str(E->a, "atomic.%s on", atomic_name(s->aop));
+	const char *dst = access_text(E, s->mem, s->off, 1, -1, checked, s->loc, what, NULL);
+	const char *val = expr_str(E, s->val, -1);
+	UirType t = s->mem->ty;
+	const char *op = atomic_name(s->aop);
+	if (mem_info(E, s->mem)->reg)
+		unreachable();
+	if (!E->cuda || t == UIR_I8 || t == UIR_U8) {
+		const char *f = fmt_str(E->a, "uir_atomic_%s_%s", op, uir_type_name(t));
+		nameset_add(&E->support, f);
+		line(E, "%s(&%s, %s);", f, dst, val);
+	} else {
+		const char *cop = s->aop == AT_ADD ? "atomicAdd" : s->aop == AT_MIN ? "atomicMin" : "atomicMax";
+		const char *ptr = "", *vt = "";
+		if (t == UIR_I64) {
+			ptr = s->aop == AT_ADD ? "(unsigned long long *)" : "(long long *)";
+			vt = s->aop == AT_ADD ? "(unsigned long long)" : "(long long)";
+		} else if (t == UIR_U64) {
+			ptr = "(unsigned long long *)";
+			vt = "(unsigned long long)";
+		}
+		const char *v = val;
+		if (*vt) {
+			bool simple = strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") ==
+				      strlen(val);
+			v = fmt_str(E->a, simple ? "%s%s" : "%s(%s)", vt, val);
+		}
+		line(E, "%s(%s&%s, %s);", cop, ptr, dst, v);
+	}
+	finish(E);
+}
+
+static void store_stmt(Emitter *E, const Stmt *s)
+{
+	if (s->kind == ST_ATOMIC) {
+		atomic_stmt(E, s);
+		return;
+	}
+	const Expr *ex[2] = { s->off, s->val };
+	bool checked = prepare(E, ex, 2, s->mem, s->off, s->width);
+	if (s->width > 1) {
+		vector_store(E, s, checked);
+	} else {
+		const char *dst = access_text(E, s->mem, s->off, 1, -1, checked, s->loc, "store to", NULL);
+		line(E, "%s = %s;", dst, expr_str(E, s->val, -1));
+	}
+	finish(E);
+}
+
+/* ---- if ---- */
+
+/* Whether rendering E needs declarations before its statement (a hoisted offset). */
+static bool needs_hoist(Emitter *E, const Expr *e)
+{
+	AccList l = { 0 };
+	collect(E, e, false, &l);
+	bool r = false;
+	for (int i = 0; i < l.n; i++)
+		if (l.v[i].e->width > 1 && (l.v[i].checked || !atom(l.v[i].e->args[0])))
+			r = true;
+	int n = 0;
+	bool sel = false;
+	for (int i = 0; i < l.n; i++) {
+		n += l.v[i].checked;
+		sel |= l.v[i].checked && l.v[i].under_select;
+	}
+	free(l.v);
+	return r || n >= 2 || sel;
+}
+
+/* Renders an if; FIRST false: as the `else if` of the enclosing chain. */
+static void if_chain(Emitter *E, const Stmt *s, bool first)
+{
+	if (first) {
+		const Expr *ex[1] = { s->cond };
+		prepare(E, ex, 1, NULL, NULL, 0);
+		line(E, "if (%s) {", expr_str(E, s->cond, -1));
+		finish(E);
+	} else {
+		line(E, "} else if (%s) {", expr_str(E, s->cond, -1));
+	}
+	RangeSave sv = { 0 };
+	range_refine(E, s->cond, true, &sv);
+	emit_body(E, s->then_);
+	range_restore(&sv);
+	if (s->else_) {
+		range_refine(E, s->cond, false, &sv);
+		const Stmt *el = s->else_;
+		if (el->kind == ST_IF && !el->next && !needs_hoist(E, el->cond)) {
+			if_chain(E, el, false);
+		} else {
+			line(E, "} else {");
+			emit_body(E, el);
+		}
+		range_restore(&sv);
+	}
+	if (first)
+		line(E, "}");
+}
+
+static void if_stmt(Emitter *E, const Stmt *s)
+{
+	if_chain(E, s, true);
+}
+
+/* ---- loops ---- */
+
+const char *loop_bound(Emitter *E, const Stmt *s)
+{
+	const Expr *ex[1] = { s->value };
+	prepare(E, ex, 1, NULL, NULL, 0);
+	const char *b;
+	if (atom(s->value)) {
+		b = expr_str(E, s->value, -1);
+	} else {
+		b = temp_name(E, "n");
+		line(E, "const int32_t %s = %s;", b, expr_str(E, s->value, -1));
+		E->decls++;
+	}
+	finish(E);
+	return b;
+}
+
+static void plain_loop(Emitter *E, const Stmt *s)
+{
+	const char *n = loop_bound(E, s);
+	SymInfo *si = sym_info(E, s->sym);
+	si->r = index_range(E, s->value);
+	const char *i = si->cname;
+	line(E, "for (int32_t %s = 0; %s < %s; %s++) {", i, i, n, i);
+	emit_body(E, s->body);
+	line(E, "}");
+}
+
+/* Removes one leading tab from every line of B. */
+static void outdent(Str *dst, const Str *b)
+{
+	const char *s = str_cstr(b);
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s + 1) : strlen(s);
+		if (*s == '\t') {
+			s++;
+			n--;
+		}
+		str_putn(dst, s, n);
+		s += n;
+	}
+}
+
+static void unroll_loop(Emitter *E, const Stmt *s)
+{
+	SymInfo *si = sym_info(E, s->sym);
+	line(E, "/* loop %s %lld unroll */", s->sym->name, (long long)s->bound_lit);
+	for (int64_t v = 0; v < s->bound_lit; v++) {
+		Str b = { 0 }, *out = E->out;
+		int decls = E->decls;
+		si->fixed = true;
+		si->value = v;
+		E->out = &b;
+		E->decls = 0;
+		E->indent++;
+		emit_block(E, s->body);
+		E->indent--;
+		bool wrap = E->decls > 0;
+		E->out = out;
+		E->decls = decls;
+		if (wrap) {
+			line(E, "{");
+			str_put(E->out, str_cstr(&b));
+			line(E, "}");
+		} else {
+			outdent(E->out, &b);
+		}
+		str_free(&b);
+	}
+	si->fixed = false;
+}
+
+/* ---- blocks ---- */
+
+void emit_block(Emitter *E, const Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_BUFFER:
+		case ST_ALLOC:
+			break;
+		case ST_LET:
+			let_stmt(E, s);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			store_stmt(E, s);
+			break;
+		case ST_IF:
+			if_stmt(E, s);
+			break;
+		case ST_LOOP:
+			if (s->axis == AX_NONE)
+				plain_loop(E, s);
+			else if (s->axis == AX_UNROLL && s->bound_lit >= 1)
+				unroll_loop(E, s);
+			else if (!E->loop_hook || !E->loop_hook(E, s))
+				plain_loop(E, s);
+			break;
+		}
+	}
+}
+
+void emit_body(Emitter *E, const Stmt *s)
+{
+	int decls = E->decls;
+	E->decls = 0;
+	E->indent++;
+	emit_block(E, s);
+	E->indent--;
+	E->decls = decls;
+}

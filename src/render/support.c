@@ -1,0 +1,405 @@
+/* support.c - the renderers' own support code, written into a rendering only when it is
+ * used: the E0601 fault sites and bounds checks, uir_parallel_for (C), integer min/max,
+ * and atomic read-modify-writes. None of this defines an op's value differently from the
+ * runtime: integer min/max are the one C expression the runtime leaves to back ends
+ * (runtime/uir_ops.h), and the atomics add, min and max exactly as `run` does, only
+ * indivisibly.
+ */
+#include "render_int.h"
+#include <string.h>
+
+/* ---- fault sites ---- */
+
+/* Longest piece of a site's message in one string literal (-pedantic's limit is 4095). */
+enum { PIECE = 2000 };
+
+/* The sites table: head, tail and width of each site; a tail longer than PIECE continues
+ * in the following rows, whose k is 0. */
+static void sites_table(Emitter *E, Str *o, const char *qual)
+{
+	str_printf(o, "\n/* The accesses that may fault, with `run`'s E0601 message around the offset. */\n");
+	str_printf(o, "%sconst struct uir_site {\n\tconst char *head, *tail;\n\tint k; /* elements; 0: more of the tail above */\n} uir_sites[] = {\n", qual);
+	for (int i = 0; i < E->nsites; i++) {
+		const Site *s = &E->sites[i];
+		size_t n = strlen(s->tail);
+		for (size_t at = 0; at < n || at == 0; at += PIECE) {
+			size_t len = n - at < PIECE ? n - at : PIECE;
+			str_put(o, "\t{ \"");
+			if (at == 0)
+				str_put_cstring(o, s->head, strlen(s->head));
+			str_put(o, "\", \"");
+			str_put_cstring(o, s->tail + at, len);
+			str_printf(o, "\", %d },\n", at == 0 ? s->k : 0);
+			if (n == 0)
+				break;
+		}
+	}
+	str_put(o, "};\n");
+}
+
+static const char report_c[] =
+	"\n"
+	"/* Prints the E0601 message of SITE for offset OFF, as `run` does, and exits 1. */\n"
+	"%sstatic void uir_report(int site, int64_t off)\n"
+	"{\n"
+	"\tint i;\n"
+	"\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].head, (long long)off);\n"
+	"\tif (uir_sites[site].k > 1)\n"
+	"\t\tfprintf(stderr, \"..%%lld\", (long long)off + uir_sites[site].k - 1);\n"
+	"\tfputs(uir_sites[site].tail, stderr);\n"
+	"\tfor (i = site + 1; i < (int)(sizeof uir_sites / sizeof uir_sites[0]) && uir_sites[i].k == 0; i++)\n"
+	"\t\tfputs(uir_sites[i].tail, stderr);\n"
+	"\texit(1);\n"
+	"}\n";
+
+static const char fault_c_seq[] =
+	"\n"
+	"/* An access out of bounds: the fault E0601. */\n"
+	"_Noreturn static void uir_fault(int site, int64_t off)\n"
+	"{\n"
+	"\tuir_report(site, off);\n"
+	"}\n";
+
+/* With parallel loops: a fault inside an iteration run by uir_parallel_for leaves that
+ * chunk (longjmp); uir_parallel_for then reports the fault of the lowest chunk, which is
+ * the first fault in program order, as `run` reports it. */
+static const char fault_c_par[] =
+	"\n"
+	"/* Set while this thread runs a chunk of a parallel loop: where a fault jumps to. */\n"
+	"static _Thread_local jmp_buf *uir_fault_jump;\n"
+	"static _Thread_local int uir_fault_site;\n"
+	"static _Thread_local int64_t uir_fault_off;\n"
+	"\n"
+	"/* An access out of bounds: the fault E0601. */\n"
+	"_Noreturn static void uir_fault(int site, int64_t off)\n"
+	"{\n"
+	"\tif (uir_fault_jump) {\n"
+	"\t\tuir_fault_site = site;\n"
+	"\t\tuir_fault_off = off;\n"
+	"\t\tlongjmp(*uir_fault_jump, 1);\n"
+	"\t}\n"
+	"\tuir_report(site, off);\n"
+	"}\n";
+
+static const char at_c[] =
+	"\n"
+	"/* The offset I of an access to an array of N elements, or the fault at SITE. */\n"
+	"static inline int32_t uir_at(int32_t i, int32_t n, int site)\n"
+	"{\n"
+	"\tif (i < 0 || i >= n)\n"
+	"\t\tuir_fault(site, i);\n"
+	"\treturn i;\n"
+	"}\n";
+
+static const char at_k_c[] =
+	"\n"
+	"/* The offset I of an access to elements I .. I+K-1 of an array of N, or the fault. */\n"
+	"static inline int32_t uir_at_k(int32_t i, int32_t n, int k, int site)\n"
+	"{\n"
+	"\tif (i < 0 || i > n - k)\n"
+	"\t\tuir_fault(site, i);\n"
+	"\treturn i;\n"
+	"}\n";
+
+/* CUDA: a device thread cannot stop the program; it records the first fault and goes on
+ * with offset 0 (in bounds), and the host reports the fault after the launches. */
+static const char fault_cuda[] =
+	"\n"
+	"/* The first access out of bounds (E0601): its site (-1: none) and offset. */\n"
+	"__device__ int uir_fault_site = -1;\n"
+	"__device__ long long uir_fault_off;\n"
+	"\n"
+	"/* Records a fault at SITE with offset OFF unless one is recorded already. */\n"
+	"static __device__ void uir_fault(int site, int64_t off)\n"
+	"{\n"
+	"\tif (atomicCAS(&uir_fault_site, -1, site) == -1)\n"
+	"\t\tuir_fault_off = off;\n"
+	"}\n";
+
+static const char at_cuda[] =
+	"\n"
+	"/* The offset I of an access to an array of N elements; out of bounds: records the\n"
+	" * fault at SITE and gives 0. */\n"
+	"static __device__ inline int32_t uir_at(int32_t i, int32_t n, int site)\n"
+	"{\n"
+	"\tif (i < 0 || i >= n) {\n"
+	"\t\tuir_fault(site, i);\n"
+	"\t\treturn 0;\n"
+	"\t}\n"
+	"\treturn i;\n"
+	"}\n";
+
+static const char at_k_cuda[] =
+	"\n"
+	"/* The offset I of an access to elements I .. I+K-1 of an array of N; out of bounds:\n"
+	" * records the fault at SITE and gives 0. */\n"
+	"static __device__ inline int32_t uir_at_k(int32_t i, int32_t n, int k, int site)\n"
+	"{\n"
+	"\tif (i < 0 || i > n - k) {\n"
+	"\t\tuir_fault(site, i);\n"
+	"\t\treturn 0;\n"
+	"\t}\n"
+	"\treturn i;\n"
+	"}\n";
+
+static const char parallel_c[] =
+	"\n"
+	"/* ---- uir_parallel_for: the iterations of a thread or global loop on CPU threads ----\n"
+	" * The iterations 0 .. n-1 are cut into chunks that the threads take in order; each chunk\n"
+	" * runs its iterations in order. The checker proved that iterations do not interfere, so\n"
+	" * the result does not depend on the number of threads (UIR_THREADS, else the number of\n"
+	" * cores). */\n"
+	"typedef void uir_body(void *ctx, int32_t lo, int32_t hi);\n"
+	"\n"
+	"typedef struct uir_job {\n"
+	"\tuir_body *body;\n"
+	"\tvoid *ctx;\n"
+	"\tint32_t n, chunk;\n"
+	"\tint32_t next;     /* the first iteration no thread has taken */\n"
+	"\tint32_t fault_lo; /* the first iteration of the lowest chunk that faulted, else n */\n"
+	"\tint fault_site;\n"
+	"\tint64_t fault_off;\n"
+	"\tpthread_mutex_t lock;\n"
+	"} uir_job;\n"
+	"\n"
+	"/* The number of threads: UIR_THREADS (1 to 1024), else the number of cores. */\n"
+	"static int uir_thread_count(void)\n"
+	"{\n"
+	"\tstatic int count;\n"
+	"\tconst char *s = getenv(\"UIR_THREADS\");\n"
+	"\tlong n = 0;\n"
+	"\tif (count)\n"
+	"\t\treturn count;\n"
+	"\tif (s && *s) {\n"
+	"\t\tchar *end;\n"
+	"\t\tn = strtol(s, &end, 10);\n"
+	"\t\tif (*end || n < 1 || n > 1024)\n"
+	"\t\t\tn = 0;\n"
+	"\t}\n"
+	"\tif (n == 0)\n"
+	"\t\tn = sysconf(_SC_NPROCESSORS_ONLN);\n"
+	"\tcount = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;\n"
+	"\treturn count;\n"
+	"}\n"
+	"\n"
+	"/* Runs iterations lo .. hi-1 of JOB; returns 1 when one of them faulted. */\n"
+	"static int uir_run_chunk(uir_job *job, int32_t lo, int32_t hi)\n"
+	"{\n"
+	"\tjmp_buf jump;\n"
+	"\tuir_fault_jump = &jump;\n"
+	"\tif (setjmp(jump)) {\n"
+	"\t\tuir_fault_jump = NULL;\n"
+	"\t\treturn 1;\n"
+	"\t}\n"
+	"\tjob->body(job->ctx, lo, hi);\n"
+	"\tuir_fault_jump = NULL;\n"
+	"\treturn 0;\n"
+	"}\n"
+	"\n"
+	"/* A worker: takes chunks until none is left (or a lower chunk faulted). */\n"
+	"static void *uir_worker(void *arg)\n"
+	"{\n"
+	"\tuir_job *job = arg;\n"
+	"\tfor (;;) {\n"
+	"\t\tint32_t lo, hi;\n"
+	"\t\tpthread_mutex_lock(&job->lock);\n"
+	"\t\tlo = job->next;\n"
+	"\t\thi = job->n - lo <= job->chunk ? job->n : lo + job->chunk;\n"
+	"\t\tif (lo < job->fault_lo)\n"
+	"\t\t\tjob->next = hi;\n"
+	"\t\telse\n"
+	"\t\t\tlo = job->n;\n"
+	"\t\tpthread_mutex_unlock(&job->lock);\n"
+	"\t\tif (lo >= job->n)\n"
+	"\t\t\treturn NULL;\n"
+	"\t\tif (uir_run_chunk(job, lo, hi)) {\n"
+	"\t\t\tpthread_mutex_lock(&job->lock);\n"
+	"\t\t\tif (lo < job->fault_lo) {\n"
+	"\t\t\t\tjob->fault_lo = lo;\n"
+	"\t\t\t\tjob->fault_site = uir_fault_site;\n"
+	"\t\t\t\tjob->fault_off = uir_fault_off;\n"
+	"\t\t\t}\n"
+	"\t\t\tpthread_mutex_unlock(&job->lock);\n"
+	"\t\t}\n"
+	"\t}\n"
+	"}\n"
+	"\n"
+	"/* Runs body(ctx, lo, hi) over chunks of the iterations 0 .. n-1 (none when n <= 0) on\n"
+	" * the calling thread and up to UIR_THREADS - 1 more, and waits for all of them. */\n"
+	"static void uir_parallel_for(int32_t n, uir_body *body, void *ctx)\n"
+	"{\n"
+	"\tuir_job job;\n"
+	"\tpthread_t *tids;\n"
+	"\tpthread_attr_t attr;\n"
+	"\tint threads = uir_thread_count(), started = 0, i;\n"
+	"\tif (n <= 0)\n"
+	"\t\treturn;\n"
+	"\tif (threads > n)\n"
+	"\t\tthreads = (int)n;\n"
+	"\tjob.body = body;\n"
+	"\tjob.ctx = ctx;\n"
+	"\tjob.n = n;\n"
+	"\tjob.chunk = n / (4 * threads) + 1;\n"
+	"\tjob.next = 0;\n"
+	"\tjob.fault_lo = n;\n"
+	"\tjob.fault_site = 0;\n"
+	"\tjob.fault_off = 0;\n"
+	"\tpthread_mutex_init(&job.lock, NULL);\n"
+	"\ttids = malloc(sizeof *tids * (size_t)threads);\n"
+	"\tif (tids && threads > 1 && pthread_attr_init(&attr) == 0) {\n"
+	"\t\tpthread_attr_setstacksize(&attr, (size_t)8 << 20);\n"
+	"\t\tfor (i = 1; i < threads; i++)\n"
+	"\t\t\tif (pthread_create(&tids[started], &attr, uir_worker, &job) == 0)\n"
+	"\t\t\t\tstarted++;\n"
+	"\t\tpthread_attr_destroy(&attr);\n"
+	"\t}\n"
+	"\tuir_worker(&job);\n"
+	"\tfor (i = 0; i < started; i++)\n"
+	"\t\tpthread_join(tids[i], NULL);\n"
+	"\tfree(tids);\n"
+	"\tpthread_mutex_destroy(&job.lock);\n"
+	"\tif (job.fault_lo < n)\n"
+	"\t\tuir_report(job.fault_site, job.fault_off);\n"
+	"}\n";
+
+static const char zalloc_c[] =
+	"\n"
+	"/* N zeroed elements of SIZE bytes on the heap for alloc NAME, or exits 1. */\n"
+	"static void *uir_zalloc(int64_t n, size_t size, const char *name)\n"
+	"{\n"
+	"\tvoid *p = calloc((size_t)n, size);\n"
+	"\tif (!p) {\n"
+	"\t\tfprintf(stderr, \"error: out of memory for alloc %s (%lld bytes)\\n\", name, (long long)n * (long long)size);\n"
+	"\t\texit(1);\n"
+	"\t}\n"
+	"\treturn p;\n"
+	"}\n";
+
+/* ---- min, max, atomics ---- */
+
+static void minmax_fn(Str *o, const char *qual, const char *name)
+{
+	/* name: uir_min_T */
+	const char *t = strrchr(name, '_') + 1;
+	bool is_min = !strncmp(name, "uir_min_", 8);
+	UirType ty = UIR_I32;
+	for (int i = 0; i < UIR_NTYPES; i++)
+		if (!strcmp(uir_type_name((UirType)i), t))
+			ty = (UirType)i;
+	const char *c = ctype(ty);
+	str_printf(o, "\n/* The %s of a and b. */\n", is_min ? "smaller" : "larger");
+	str_printf(o, "%s %s %s(%s a, %s b)\n{\n\treturn a %s b ? a : b;\n}\n", qual, c, name, c, c, is_min ? "<" : ">");
+}
+
+/* C: uir_atomic_OP_T(&m[i], v), with the __atomic builtins of gcc and clang; add wraps
+ * (done on the unsigned type), min and max compare-and-swap. */
+static void atomic_fn_c(Str *o, const char *name, UirType ty, const char *op)
+{
+	const char *c = ctype(ty);
+	static const char *const ut[UIR_NTYPES] = {
+		"uint8_t", "uint8_t", "uint8_t", "uint32_t", "uint32_t", "uint64_t", "uint64_t", "", "",
+	};
+	if (!strcmp(op, "add")) {
+		str_printf(o, "\n/* *p = *p + v (wrapping), indivisibly. */\n");
+		str_printf(o, "static inline void %s(%s *p, %s v)\n{\n", name, c, c);
+		str_printf(o, "\t__atomic_fetch_add((%s *)p, (%s)v, __ATOMIC_RELAXED);\n}\n", ut[ty], ut[ty]);
+		return;
+	}
+	bool is_min = !strcmp(op, "min");
+	str_printf(o, "\n/* *p = %s(*p, v), indivisibly. */\n", op);
+	str_printf(o, "static inline void %s(%s *p, %s v)\n{\n", name, c, c);
+	str_printf(o, "\t%s old = __atomic_load_n(p, __ATOMIC_RELAXED);\n", c);
+	str_printf(o, "\twhile (v %s old && !__atomic_compare_exchange_n(p, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {\n\t}\n}\n",
+		   is_min ? "<" : ">");
+}
+
+/* CUDA: atomics on one byte, by compare-and-swap of the aligned 32-bit word holding it
+ * (byte arrays are padded to whole words, see render_cuda.c). */
+static void atomic_fn_cuda(Str *o, const char *name, UirType ty, const char *op)
+{
+	const char *c = ctype(ty);
+	str_printf(o, "\n/* *p = %s(*p, v) on one byte, indivisibly: compare-and-swap of its word. */\n",
+		   !strcmp(op, "add") ? "add" : op);
+	str_printf(o, "static __device__ inline void %s(%s *p, %s v)\n{\n", name, c, c);
+	str_put(o, "\tunsigned int *w = (unsigned int *)((uintptr_t)p & ~(uintptr_t)3);\n");
+	str_put(o, "\tunsigned int shift = (unsigned int)((uintptr_t)p & 3) * 8;\n");
+	str_put(o, "\tunsigned int old = atomicCAS(w, 0u, 0u), assumed;\n");
+	str_put(o, "\tdo {\n\t\tunsigned int b;\n\t\tassumed = old;\n");
+	str_printf(o, "\t\tb = (%s)(assumed >> shift & 0xFFu);\n", ty == UIR_I8 ? "unsigned int)(int8_t" : "unsigned int");
+	if (!strcmp(op, "add"))
+		str_put(o, "\t\tb = (b + (uint8_t)v) & 0xFFu;\n");
+	else if (ty == UIR_I8)
+		str_printf(o, "\t\tb = (int8_t)b %s v ? (uint8_t)v : b & 0xFFu;\n", !strcmp(op, "min") ? ">" : "<");
+	else
+		str_printf(o, "\t\tb = b %s v ? v : b;\n", !strcmp(op, "min") ? ">" : "<");
+	str_put(o, "\t\told = atomicCAS(w, assumed, (assumed & ~(0xFFu << shift)) | (b & 0xFFu) << shift);\n");
+	str_put(o, "\t} while (old != assumed);\n}\n");
+}
+
+static void support_fns(Emitter *E, Str *o)
+{
+	const char *qual = E->cuda ? "static __device__ inline" : "static inline";
+	for (int i = 0; i < E->support.n; i++) {
+		const char *n = E->support.v[i];
+		if (!strncmp(n, "uir_min_", 8) || !strncmp(n, "uir_max_", 8)) {
+			minmax_fn(o, qual, n);
+		} else if (!strncmp(n, "uir_atomic_", 11)) {
+			char op[8];
+			const char *rest = n + 11;
+			size_t k = strcspn(rest, "_");
+			if (k >= sizeof op)
+				unreachable();
+			memcpy(op, rest, k);
+			op[k] = 0;
+			UirType ty = UIR_I32;
+			for (int t = 0; t < UIR_NTYPES; t++)
+				if (!strcmp(uir_type_name((UirType)t), rest + k + 1))
+					ty = (UirType)t;
+			if (E->cuda)
+				atomic_fn_cuda(o, n, ty, op);
+			else
+				atomic_fn_c(o, n, ty, op);
+		}
+	}
+}
+
+void support_write(Emitter *E, Str *o)
+{
+	if (E->need & NEED_FAULT) {
+		if (E->cuda) {
+			str_put(o, fault_cuda);
+		} else {
+			sites_table(E, o, "static ");
+			str_printf(o, report_c, "_Noreturn ");
+			str_put(o, E->need & NEED_PARALLEL ? fault_c_par : fault_c_seq);
+		}
+	}
+	if (nameset_has(&E->support, "uir_at"))
+		str_put(o, E->cuda ? at_cuda : at_c);
+	if (nameset_has(&E->support, "uir_at_k"))
+		str_put(o, E->cuda ? at_k_cuda : at_k_c);
+	if (!E->cuda && (E->need & NEED_PARALLEL)) {
+		if (!(E->need & NEED_FAULT)) {
+			/* no access can fault: the chunks still go through the same code */
+			str_put(o, "\nstatic _Thread_local jmp_buf *uir_fault_jump;\n"
+				   "static _Thread_local int uir_fault_site;\n"
+				   "static _Thread_local int64_t uir_fault_off;\n"
+				   "\n/* No access of this program can fault. */\n"
+				   "_Noreturn static void uir_report(int site, int64_t off)\n{\n"
+				   "\t(void)site;\n\t(void)off;\n\tabort();\n}\n");
+		}
+		str_put(o, parallel_c);
+	}
+	if (E->need & NEED_ZALLOC)
+		str_put(o, zalloc_c);
+	support_fns(E, o);
+}
+
+/* The host side of CUDA faults: the sites table and the report (render_cuda.c calls it
+ * for --main). */
+
+void support_write_cuda_host(Emitter *E, Str *o)
+{
+	sites_table(E, o, "static ");
+	str_printf(o, report_c, "");
+}
