@@ -49,6 +49,8 @@ typedef struct Code {
 	const Stmt *ifs[MAXIFS];
 	bool thens[MAXIFS];
 	int nifs;
+	const Mem *coll_mem;   /* the memory whose collision() is cached */
+	const char *coll;
 } Code;
 
 typedef struct Digit {
@@ -440,8 +442,20 @@ static void enum_loops(Enum *en, int i)
 	}
 }
 
-/* "threads t=0 and t=8 both write tile[0]", "" when no pair collides, NULL if unknown. */
+static const char *collision_of(Code *c, const Mem *m);
+
+/* "threads t=0 and t=8 both write tile[0]", "" when no pair collides, NULL if unknown
+ * (cached: one enumeration per memory and checked code). */
 static const char *collision(Code *c, const Mem *m)
+{
+	if (c->coll_mem != m) {
+		c->coll = collision_of(c, m);
+		c->coll_mem = m;
+	}
+	return c->coll;
+}
+
+static const char *collision_of(Code *c, const Mem *m)
 {
 	Enum en;
 	memset(&en, 0, sizeof en);
@@ -449,7 +463,7 @@ static const char *collision(Code *c, const Mem *m)
 	en.tab.cap = 1 << 18;
 	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
 	en.budget = 1 << 17;
-	en.work = 3000000;
+	en.work = 1000000;
 	size_t filled = 0;
 	for (en.pass = 0; en.pass < 2 && !en.found && !en.unknown; en.pass++) {
 		for (int i = 0; i < c->nacc && !en.found && !en.unknown; i++) {
