@@ -220,7 +220,17 @@ struct Stmt {
 	int phase;         /* local loops: phase number in its kernel */
 	Stmt *kernel;      /* local loops: their global loop */
 	Mem **homed; int nhomed; /* thread/global loops: allocs whose home this is */
+	struct OverflowCheck *ovf; int novf; /* loops with a non-literal bound: see below */
 };
+
+/* An access whose top digit is this loop's index (or its div by D) with a bound that is not
+ * a literal: on entry to the loop, with bound n >= 1, run checks that the largest offset
+ * BASE + COEF * ((n - 1) / D) fits in i32, else E0601 at AT (spec 8.2). */
+typedef struct OverflowCheck {
+	Loc at;
+	const Mem *mem;
+	int64_t base, coef, d;
+} OverflowCheck;
 
 /* ---- the program ---- */
 struct UirProgram {

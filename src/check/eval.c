@@ -6,7 +6,7 @@
 
 static bool eval_rec(const Expr *e, const EvalEnv *env, int64_t *out, int depth, long *budget)
 {
-	if (depth > 200 || --*budget < 0 || e->lanes != 1 || (e->ty != UIR_I32 && e->ty != UIR_BOOL))
+	if (depth > 4000 || --*budget < 0 || e->lanes != 1 || (e->ty != UIR_I32 && e->ty != UIR_BOOL))
 		return false;
 	switch (e->kind) {
 	case EX_LIT:

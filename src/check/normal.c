@@ -64,8 +64,11 @@ static void put(char **buf, size_t *len, size_t *cap, const char *s)
 static void key_rec(NormCtx *c, const Expr *e, char **buf, size_t *len, size_t *cap, int depth)
 {
 	char tmp[96];
-	if (depth > 64 || --c->budget < 0) {
-		put(buf, len, cap, "...");
+	if (depth > NORM_MAX_DEPTH || --c->budget < 0) {
+		/* too big to spell out: a key that equals no other term's (conservative) */
+		snprintf(tmp, sizeof tmp, "#unique%p", (const void *)e);
+		put(buf, len, cap, tmp);
+		c->truncated = true;
 		return;
 	}
 	switch (e->kind) {
@@ -103,10 +106,15 @@ static void key_rec(NormCtx *c, const Expr *e, char **buf, size_t *len, size_t *
 
 static const char *expr_key(NormCtx *c, const Expr *e)
 {
+	c->truncated = false;
 	size_t len = 0, cap = 64;
 	char *buf = xmalloc(cap);
 	buf[0] = 0;
 	key_rec(c, e, &buf, &len, &cap, 0);
+	if (c->truncated) {
+		/* a cut key must not equal another: make the whole key unique */
+		len = (size_t)snprintf(buf, cap, "#unique%p", (const void *)e);
+	}
 	char *r = arena_strndup(c->a, buf, len);
 	free(buf);
 	return r;
@@ -159,6 +167,7 @@ static Norm sub_norm(NormCtx *c, const Expr *e, bool outside, int depth)
 static void add_scaled(Norm *out, const Norm *n, int64_t scale, NormCtx *c)
 {
 	int64_t v;
+	out->too_deep |= n->too_deep;
 	if (n->bad || !mul_ok(n->c0, scale, &v) || !add_ok(out->c0, v, &out->c0))
 		out->bad = true;
 	for (int i = 0; i < n->n; i++) {
@@ -178,8 +187,9 @@ static void add_const(Norm *out, int64_t k, int64_t scale)
 
 static void norm_rec(NormCtx *c, const Expr *e, Norm *out, int64_t scale, bool outside, int depth)
 {
-	if (depth > 200 || --c->budget < 0) {
+	if (depth > NORM_MAX_DEPTH || --c->budget < 0) {
 		out->bad = true;
+		out->too_deep = true;
 		return;
 	}
 	if (e->ty != UIR_I32 || e->lanes != 1) {

@@ -24,12 +24,17 @@ typedef struct Norm {
 	int n, cap;
 	LinTerm *v;
 	bool bad;
+	bool too_deep;     /* bad because lets nest too deep or the work budget ran out */
 } Norm;
+
+/* Lets inline to at most this depth (deeper is E0501, never a stack overflow). */
+#define NORM_MAX_DEPTH 4000
 
 typedef struct NormCtx {
 	Arena *a;
 	const Stmt *code;  /* the checked code: lets outside it mark their loads `outside` */
 	long budget;       /* nodes left to visit: inlined let chains may grow exponentially */
+	bool truncated;    /* the last key was cut */
 } NormCtx;
 
 /* The normal form of the i32 expression E (terms live in C->a). */

@@ -91,7 +91,7 @@ static bool stored_in_code(const Code *c, const Mem *m)
 
 static bool uniform_expr(const Code *c, const Expr *e, bool outside, int depth, long *budget)
 {
-	if (depth > 200 || --*budget < 0)
+	if (depth > NORM_MAX_DEPTH || --*budget < 0)
 		return false;
 	switch (e->kind) {
 	case EX_LIT:
@@ -265,7 +265,7 @@ static bool unique_number(Code *c, Digit *d, int n, int64_t c0, char *msg, size_
 	(void)c;
 	if (check_max) {
 		int64_t top;
-		if (__builtin_add_overflow(c0 > 0 ? c0 : 0, below, &top) || top > INT32_MAX) {
+		if (__builtin_add_overflow(c0, below, &top) || top > INT32_MAX) {
 			snprintf(msg, msglen, "the largest offset, %lld, is beyond 2^31-1 = 2147483647 (it would wrap)",
 				 (long long)(c0 + below));
 			return false;
@@ -462,8 +462,8 @@ static const char *collision_of(Code *c, const Mem *m)
 	en.c = c;
 	en.tab.cap = 1 << 18;
 	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
-	en.budget = 1 << 17;
-	en.work = 1000000;
+	en.budget = 1 << 16;
+	en.work = 500000;
 	size_t filled = 0;
 	for (en.pass = 0; en.pass < 2 && !en.found && !en.unknown; en.pass++) {
 		for (int i = 0; i < c->nacc && !en.found && !en.unknown; i++) {
@@ -540,6 +540,28 @@ static const char *acc_desc(Code *c, const Access *a)
 		       norm_text(&c->p->arena, &a->norm), a->loc.line);
 }
 
+/* The top digit D[N-1] has no literal bound (D sorted by coefficient): on entry to its loop
+ * run checks that the largest offset fits in i32 (spec 8.2). */
+static void record_overflow_check(Code *c, const Access *a, const Digit *d, int n)
+{
+	int64_t base = a->norm.c0, v;
+	for (int j = 0; j < n - 1; j++) {
+		if (__builtin_mul_overflow(d[j].coef, d[j].largest, &v) || __builtin_add_overflow(base, v, &base))
+			return; /* already reported as E0501 */
+	}
+	const Term *t = d[n - 1].t;
+	Stmt *loop = (Stmt *)t->index->def; /* the program's own arena: the checker annotates it */
+	for (int i = 0; i < loop->novf; i++)
+		if (loop->ovf[i].at.line == a->loc.line && loop->ovf[i].at.col == a->loc.col)
+			return;
+	OverflowCheck *o = arena_alloc(&c->p->arena, (size_t)(loop->novf + 1) * sizeof *o);
+	if (loop->novf)
+		memcpy(o, loop->ovf, (size_t)loop->novf * sizeof *o);
+	o[loop->novf] = (OverflowCheck){ a->loc, a->mem, base, d[n - 1].coef, t->kind == TM_DIV ? t->d : 1 };
+	loop->ovf = o;
+	loop->novf++;
+}
+
 /* Unique number (E0501) and, unless EXEMPT_P, digits that determine p (E0502) for one
  * access. Returns false after reporting. */
 static bool check_access(Code *c, Access *a, bool exempt_p)
@@ -547,8 +569,13 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 	UirProgram *p = c->p;
 	const char *m = a->mem->name;
 	if (a->norm.bad) {
-		diag_later(p, a->loc, "E0501", advice(c, a->mem, R_OVERLAP, collision(c, a->mem)),
-			   "the offset of %s is too large to be a unique number (beyond 2^31-1)", m);
+		if (a->norm.too_deep)
+			diag_later(p, a->loc, "E0501", NULL,
+				   "the offset of %s is too large to check (lets nested over %d deep, or too many terms): "
+				   "it cannot be shown to be a unique number", m, NORM_MAX_DEPTH);
+		else
+			diag_later(p, a->loc, "E0501", advice(c, a->mem, R_OVERLAP, collision(c, a->mem)),
+				   "the offset of %s is too large to be a unique number (beyond 2^31-1)", m);
 		return false;
 	}
 	Digit d[80];
@@ -562,8 +589,12 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 		int64_t coef = a->norm.v[i].coef;
 		bool digit_like = t->kind != TM_OPAQUE && inside_loop(c, t->index);
 		if (digit_like && coef > 0) {
-			if (nd < 64)
-				d[nd++] = (Digit){ coef, largest(t), term_text(&p->arena, t), t };
+			if (nd == 64) {
+				diag_later(p, a->loc, "E0501", NULL, "the offset of %s has more than 64 digits: too many to "
+					   "check", acc_desc(c, a));
+				return false;
+			}
+			d[nd++] = (Digit){ coef, largest(t), term_text(&p->arena, t), t };
 			continue;
 		}
 		if (!digit_like && uniform_term(c, t))
@@ -642,6 +673,8 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 		unique = unique_number(c, e, ne, a->norm.c0, why, sizeof why, true);
 		if (!unique && !first_why[0])
 			memcpy(first_why, why, sizeof why);
+		if (unique && ne > 0 && e[ne - 1].largest < 0 && e[ne - 1].t)
+			record_overflow_check(c, a, e, ne);
 	}
 	if (!unique) {
 		diag_later(p, a->loc, "E0501", advice(c, a->mem, R_OVERLAP, collision(c, a->mem)),

@@ -27,6 +27,8 @@ typedef struct Parser {
 	jmp_buf fail;
 	Stmt *parent;   /* enclosing loop or if */
 	int depth;      /* nesting of ( ) and { }, limited so that no input overflows the stack */
+	const char **decl_names; /* sorted names of every buffer and alloc of the file */
+	int ndecl_names;
 } Parser;
 
 #define MAX_NESTING 256
@@ -137,29 +139,47 @@ static Sym *lookup(Parser *ps, const char *s, size_t n)
 	return NULL;
 }
 
-/* Names of memories declared later in the file, to tell "used before its declaration"
- * from "unknown". */
+/* The names of every buffer and alloc of the file, sorted, to tell "used before its
+ * declaration" from "unknown" in one lookup (a scan per unknown name would be quadratic). */
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void collect_decl_names(Parser *ps)
+{
+	Lexer lx;
+	lex_init(&lx, ps->p);
+	int n = 0, cap = 16;
+	const char **v = arena_alloc(&ps->p->arena, (size_t)cap * sizeof *v);
+	Token prev = { 0 };
+	for (Token t = lex_next(&lx); t.kind != TK_EOF; prev = t, t = lex_next(&lx)) {
+		if (t.kind != TK_WORD || prev.kind != TK_WORD)
+			continue;
+		if (!((prev.len == 6 && !memcmp(prev.s, "buffer", 6)) || (prev.len == 5 && !memcmp(prev.s, "alloc", 5))))
+			continue;
+		if (n == cap) {
+			const char **w = arena_alloc(&ps->p->arena, (size_t)(cap *= 2) * sizeof *v);
+			memcpy(w, v, (size_t)n * sizeof *v);
+			v = w;
+		}
+		v[n++] = arena_strndup(&ps->p->arena, t.s, (size_t)t.len);
+	}
+	qsort(v, (size_t)n, sizeof *v, cmp_str);
+	ps->decl_names = v;
+	ps->ndecl_names = n;
+}
+
+/* A memory NAME declared somewhere in the file but not visible here: later in the file. */
 static bool declared_later(Parser *ps, const char *s, size_t n)
 {
-	const char *src = ps->p->src;
-	/* scan the rest of the text for `buffer NAME` / `alloc NAME` / `let NAME` */
-	size_t len = ps->p->srclen;
-	for (size_t i = ps->lx.pos; i < len; i++) {
-		const char *kw[] = { "buffer", "alloc" };
-		for (int k = 0; k < 2; k++) {
-			size_t kl = strlen(kw[k]);
-			if (i + kl < len && !memcmp(src + i, kw[k], kl) && (i == 0 || src[i - 1] == '\n' || src[i - 1] == ' ' || src[i - 1] == '\t')) {
-				size_t j = i + kl;
-				while (j < len && (src[j] == ' ' || src[j] == '\t'))
-					j++;
-				if (j + n <= len && !memcmp(src + j, s, n) &&
-				    (j + n == len || !(src[j + n] == '_' || (src[j + n] >= '0' && src[j + n] <= '9') ||
-						       ((src[j + n] | 32) >= 'a' && (src[j + n] | 32) <= 'z'))))
-					return true;
-			}
-		}
-	}
-	return false;
+	char key[256];
+	if (n >= sizeof key || ps->ndecl_names == 0)
+		return false;
+	memcpy(key, s, n);
+	key[n] = 0;
+	const char *k = key;
+	return bsearch(&k, ps->decl_names, (size_t)ps->ndecl_names, sizeof *ps->decl_names, cmp_str) != NULL;
 }
 
 static Sym *define(Parser *ps, const Token *name, SymKind kind)
@@ -672,6 +692,7 @@ bool parse_program(UirProgram *p)
 	ps->p = p;
 	lex_init(&ps->lx, p);
 	bool ok = false;
+	collect_decl_names(ps);
 	if (!setjmp(ps->fail)) {
 		push_scope(ps);
 		next(ps);

@@ -625,6 +625,25 @@ static void type_random(TyCtx *c, Mem *m)
 	m->rwidth = hibits - lv.u; /* mod 2^64; 0 means 2^64 */
 }
 
+/* A literal of an INIT (fill V, [v0 ...]) as an element of M: an explicit :TYPE must fit
+ * that type and be M's type (E0203). */
+static bool init_literal(TyCtx *c, Mem *m, Expr *e)
+{
+	if (e->lit_typed) {
+		Scalar v;
+		if (!literal_value(c->p, e, e->lit_type, &v))
+			return false;
+		if (e->lit_type != m->ty) {
+			err(c, e->loc, "E0203", "a %s literal in the INIT of %s, a %s buffer", type_names[e->lit_type],
+			    m->name, type_names[m->ty]);
+			return false;
+		}
+	}
+	e->ty = m->ty;
+	e->lanes = 1;
+	return literal_value(c->p, e, m->ty, &e->val);
+}
+
 static void type_decl(TyCtx *c, Mem *m)
 {
 	Scalar s;
@@ -639,9 +658,8 @@ static void type_decl(TyCtx *c, Mem *m)
 	case INIT_IOTA:
 		break;
 	case INIT_FILL:
-		if (!literal_value(c->p, m->fill, m->ty, &m->fill->val))
+		if (!init_literal(c, m, m->fill))
 			c->ok = false;
-		m->fill->ty = m->ty;
 		break;
 	case INIT_RANDOM:
 		type_random(c, m);
@@ -653,9 +671,8 @@ static void type_decl(TyCtx *c, Mem *m)
 			break;
 		}
 		for (int i = 0; i < m->nlist; i++) {
-			if (!literal_value(c->p, m->list[i], m->ty, &m->list[i]->val))
+			if (!init_literal(c, m, m->list[i]))
 				c->ok = false;
-			m->list[i]->ty = m->ty;
 		}
 		break;
 	case INIT_FILE: {

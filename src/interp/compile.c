@@ -197,6 +197,8 @@ static void loop(Comp *c, const Stmt *s)
 {
 	LoopInfo *L = arena_alloc(c->arena, sizeof *L);
 	L->bound = expr(c, s->value);
+	L->ovf = s->ovf;
+	L->novf = s->novf;
 	L->idx = new_regs(c, 1);
 	c->slot_reg[s->sym->slot] = L->idx;
 	homed_allocs(c, s, L);

@@ -5,11 +5,29 @@
 #include "interp_int.h"
 #include <stdlib.h>
 #include <string.h>
+#include <setjmp.h>
+
+/* On entry to a loop whose bound is not a literal: the largest offset of each access whose
+ * top digit is this loop's index must fit in i32 (spec 8.2), else E0601. */
+static void check_overflow(const LoopInfo *L, int32_t n, Ctx *c)
+{
+	for (int i = 0; i < L->novf; i++) {
+		const OverflowCheck *o = &L->ovf[i];
+		int64_t top = o->base + o->coef * (((int64_t)n - 1) / o->d);
+		if (top > INT32_MAX) {
+			diag(c->p, o->at, "E0601", "the offset of %s would overflow: with this loop bound (%d) its largest "
+			     "offset is %lld, beyond 2^31-1", o->mem->name, (int)n, (long long)top);
+			longjmp(c->fault, 1);
+		}
+	}
+}
 
 void insn_loop(const Insn *in, Scalar *R, Ctx *c)
 {
 	const LoopInfo *L = in->aux;
 	int32_t n = (int32_t)R[L->bound].i; /* evaluated once, on entry */
+	if (L->novf && n >= 1)
+		check_overflow(L, n, c);
 	Scalar *idx = &R[L->idx];
 	for (int32_t i = 0; i < n; i++) {
 		idx->i = i;
@@ -21,6 +39,8 @@ void insn_loop_zero(const Insn *in, Scalar *R, Ctx *c)
 {
 	const LoopInfo *L = in->aux;
 	int32_t n = (int32_t)R[L->bound].i;
+	if (L->novf && n >= 1)
+		check_overflow(L, n, c);
 	Scalar *idx = &R[L->idx];
 	for (int32_t i = 0; i < n; i++) {
 		for (int k = 0; k < L->nzero; k++)

@@ -51,6 +51,8 @@ typedef struct Site {
 typedef struct LoopInfo {
 	Block body;
 	int32_t idx, bound;
+	const OverflowCheck *ovf; /* largest offsets to check on entry (non-literal bounds) */
+	int novf;
 	int nzero;
 	void **zbase;
 	size_t *zbytes;

@@ -32,7 +32,7 @@
 static double now_ms(void)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(getenv("UIR_TIME_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
@@ -449,39 +449,39 @@ static uint64_t call_kernel(uint64_t addr, int nbufs, void **bufs)
 static int jit_run(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTimes *t)
 {
 	init_llvm();
-	LLVMTargetMachineRef tm = make_tm(NULL, true);
+	/* one target machine for the passes and for code generation: its subtarget (costly to
+	 * set up) is made once; the object is then linked in by the JIT */
+	LLVMTargetMachineRef tm = make_tm(NULL, false);
 	if (!tm)
 		return UIR_EXIT_INTERNAL;
-	LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-	LLVMContextRef cx = LLVMOrcThreadSafeContextGetContext(tsc);
+	LLVMContextRef cx = LLVMContextCreate();
 	Lowered lw;
 	int rc = build(p, cx, o, tm, false, &lw, t);
+	double t0 = now_ms();
+	LLVMMemoryBufferRef obj = NULL;
+	char *msg = NULL;
+	if (!rc && LLVMTargetMachineEmitToMemoryBuffer(tm, lw.mod, LLVMObjectFile, &msg, &obj)) {
+		rc = internal("cannot generate code", msg);
+		LLVMDisposeMessage(msg);
+	}
 	LLVMDisposeTargetMachine(tm);
+	LLVMContextDispose(cx);
 	if (rc) {
-		LLVMOrcDisposeThreadSafeContext(tsc);
 		lowered_free(&lw);
 		return rc;
 	}
-	double t0 = now_ms();
-	LLVMTargetMachineRef jtm = make_tm(NULL, true);
-	if (!jtm)
-		return UIR_EXIT_INTERNAL;
-	LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();
-	LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(jb, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jtm));
 	LLVMOrcLLJITRef jit;
-	LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, jb);
+	LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, NULL);
 	if (err)
 		return internal_error("cannot create the JIT", err);
 	LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
 	if ((err = add_symbols(jit, jd)))
 		return internal_error("cannot define the runtime symbols", err);
-	LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(lw.mod, tsc);
-	LLVMOrcDisposeThreadSafeContext(tsc);
-	if ((err = LLVMOrcLLJITAddLLVMIRModule(jit, jd, tsm)))
-		return internal_error("cannot add the module", err);
+	if ((err = LLVMOrcLLJITAddObjectFile(jit, jd, obj)))
+		return internal_error("cannot add the object", err);
 	LLVMOrcExecutorAddress addr = 0;
 	if ((err = LLVMOrcLLJITLookup(jit, &addr, "kernel")))
-		return internal_error("cannot compile the kernel", err);
+		return internal_error("cannot link the kernel", err);
 	double t1 = now_ms();
 	uir_parallel_set_threads(o->threads);
 	uint64_t code = call_kernel(addr, p->nbufs, bufs);

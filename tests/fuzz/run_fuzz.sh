@@ -17,7 +17,7 @@ $cc -g -O1 -std=c17 -D_GNU_SOURCE -ffp-contract=off -fsanitize=fuzzer,address,un
   "$root/tests/fuzz/fuzz_check.c" -lm -o "$work/fuzz_check"
 cd "$work"
 status=0
-./fuzz_check -max_total_time="$secs" -max_len=4096 -timeout=5 -print_final_stats=1 corpus >fuzz.log 2>&1 || status=$?
+./fuzz_check -max_total_time="$secs" -max_len=4096 -timeout=25 -print_final_stats=1 corpus >fuzz.log 2>&1 || status=$?
 tail -n 20 fuzz.log
 if [ $status -ne 0 ]; then
   echo "fuzz: 0 passed, 1 failed (crash input saved in $work)"

@@ -43,7 +43,7 @@ static void normal_of(const char *lets, const char *want)
 	for (; s; s = s->next)
 		if (s->kind == ST_LET && !strcmp(s->sym->name, "o"))
 			o = s;
-	NormCtx c = { &p->arena, NULL, 0 };
+	NormCtx c = { .a = &p->arena };
 	Norm n = normalize(&c, o->value);
 	expect_str(lets, norm_text(&p->arena, &n), want);
 	uir_free(p);
