@@ -44,13 +44,14 @@ int cmd_check(int argc, char **argv)
 	unsigned flags = 0;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': flags |= UIR_CHECK_STRICT; break;
 		case 'h':
 			printf("usage: uir check [--strict] FILE\n");
 			return 0;
-		default: return usage_error("check", "see 'uir check --help'");
+		default: return usage_error("check", "unknown option '%s'; see 'uir check --help'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)

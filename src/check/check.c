@@ -152,7 +152,7 @@ static void fault_access(void *vctx, Mem *m, Stmt *at, Expr *load)
 		return;
 	int64_t v = bad_a ? a : b;
 	const char *when = n == 0 ? "" : bad_a ? " when every loop index is 0" : " when every loop index is at its largest";
-	Loc loc = load ? load->loc : at->loc;
+	Loc loc = off->loc; /* the caret goes under the offset */
 	if (width > 1)
 		diag_later(fc->p, loc, "E0301", NULL, "%s of %s[%lld..%lld] is always out of bounds%s: %s has %lld elements",
 			   load ? "load" : "store", m->name, (long long)v, (long long)(v + width - 1), when, m->name,

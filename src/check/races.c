@@ -153,8 +153,8 @@ static void add_access(Code *c, Mem *m, Stmt *at, Expr *load)
 	a->atomic = !load && at->kind == ST_ATOMIC;
 	a->aop = at->aop;
 	a->width = load ? load->width : at->width;
-	a->loc = load ? load->loc : at->loc;
 	a->off = load ? load->args[0] : at->off;
+	a->loc = a->off->loc; /* the caret goes under the offset */
 }
 
 /* the enclosing ifs of the current position within the code, kept for later */

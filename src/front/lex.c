@@ -16,6 +16,8 @@ void lex_init(Lexer *lx, UirProgram *p)
 	lx->s = p->src;
 	lx->line = 1;
 	lx->col = 1;
+	if (p->srclen >= 3 && !memcmp(p->src, "\xEF\xBB\xBF", 3))
+		lx->pos = 3; /* a UTF-8 byte-order mark */
 }
 
 static int peekc(Lexer *lx, size_t k)

@@ -92,6 +92,8 @@ static void next(Parser *ps)
 	if (ps->tok.kind == TK_ERROR) {
 		if (ps->tok.s[0] == '"')
 			syntax(ps, ps->tok.loc, "unterminated string");
+		if ((unsigned char)ps->tok.s[0] >= 0x80)
+			syntax(ps, ps->tok.loc, "a non-ASCII character: names are ASCII letters, digits and '_'");
 		syntax(ps, ps->tok.loc, "unexpected %s", tok_desc(ps, &ps->tok));
 	}
 }

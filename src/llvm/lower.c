@@ -30,6 +30,7 @@
 #define STACK_TOTAL (256 * 1024)
 
 static void lower_stmts(L *l, const Stmt *s);
+static void lower_stmt(L *l, const Stmt *s);
 
 int mem_slot(const L *l, const Mem *m)
 {
@@ -249,8 +250,12 @@ static char *block_name(L *l, const char *a, const char *b)
 	return fmt_str(&l->p->arena, "%s.%s", a, b);
 }
 
-/* A sequential loop (no axis, or `local`): NAME = 0 .. n-1 over an i32 phi. */
-static void plain_loop(L *l, const Stmt *s)
+/* What a loop runs each iteration: BODY(l, ARG). */
+typedef void (*LoopBody)(L *l, const void *arg);
+
+/* A sequential loop over the index and bound of S: NAME = 0 .. n-1 over an i32 phi, the
+ * bound evaluated once, here; BODY(l, ARG) is each iteration. */
+static void emit_loop(L *l, const Stmt *s, LoopBody body, const void *arg)
 {
 	Rng rb;
 	LLVMValueRef n = lower_expr(l, s->value, &rb);
@@ -263,7 +268,7 @@ static void plain_loop(L *l, const Stmt *s)
 	LLVMValueRef i = LLVMBuildPhi(l->b, l->t_i32, name);
 	l->val[s->sym->slot] = i;
 	l->rng[s->sym->slot] = rng_index(rb);
-	lower_stmts(l, s->body);
+	body(l, arg);
 	LLVMValueRef next = LLVMBuildAdd(l->b, i, LLVMConstInt(l->t_i32, 1, 0), block_name(l, name, "next"));
 	LLVMSetNSW(next, 1);
 	LLVMSetNUW(next, 1);
@@ -274,6 +279,37 @@ static void plain_loop(L *l, const Stmt *s)
 	LLVMAddIncoming(i, in, from, 2);
 	LLVMAppendExistingBasicBlock(l->fn->fn, after);
 	LLVMPositionBuilderAtEnd(l->b, after);
+}
+
+static void body_of(L *l, const void *arg)
+{
+	lower_stmts(l, ((const Stmt *)arg)->body);
+}
+
+/* The body of an interchanged j loop: j's lets, then the k loop's body. */
+static void j_then_k_body(L *l, const void *arg)
+{
+	const Stmt *j = arg;
+	const Stmt *s = j->body;
+	for (; s->kind == ST_LET; s = s->next)
+		lower_stmt(l, s);
+	lower_stmts(l, s->body);
+}
+
+static void inner_j(L *l, const void *arg)
+{
+	emit_loop(l, arg, j_then_k_body, arg);
+}
+
+/* A sequential loop (no axis, or `local`), interchanged with the loop it holds when
+ * interchange.c shows that keeps every bit and helps. */
+static void plain_loop(L *l, const Stmt *s)
+{
+	const Stmt *k = l->o->opt_level > 0 ? interchange_inner(l, s) : NULL;
+	if (k)
+		emit_loop(l, k, inner_j, s);
+	else
+		emit_loop(l, s, body_of, s);
 }
 
 /* An `unroll` loop: its body once per index value, the index a constant. */

@@ -56,4 +56,9 @@ LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int widt
 /* The memory index of M in l->memptr. */
 int mem_slot(const L *l, const Mem *m);
 
+/* ---- interchange.c ---- */
+/* The loop k when `loop j { lets; loop k { S } }` (J) may and should run as
+ * `loop k { loop j { lets; S } }` (every result bit kept), else NULL. */
+const Stmt *interchange_inner(L *l, const Stmt *j);
+
 #endif

@@ -1,11 +1,555 @@
-/* render_cuda.c - `uir render-cuda` (spec 8.4): not written yet. */
+/* render_cuda.c - `uir render-cuda` (spec 8.4): a program in kernel form as CUDA C++.
+ *
+ * Kernel form (ours, spec 8.4): the top level holds only declarations and `global` loops
+ * with integer-literal bounds; a kernel uses only buffers, literals, its own loops and
+ * lets, and allocs whose home is that global loop; its shared memory is at most 48 KiB.
+ * Anything else: exit 2 with `invalid: line N: ...` naming the construct.
+ *
+ * The output, in this order: `#include <stdint.h>` (with --main also the C headers its
+ * host code needs); a fallback UIR_LAUNCH for real CUDA; the runtime helpers the kernels
+ * call as `static __device__ inline` functions (UIR_FN), from the same single definitions
+ * as every back end; support (bounds checks recording the first fault, byte atomics); one
+ * `__global__ void uir_kN(buffers it uses)` per global loop; the host `void kernel(T *b0,
+ * ...)` launching them in program order with UIR_LAUNCH(name, grid, block, args...); and
+ * with --main a host main() that sets up the buffers as `run` does, copies them to the
+ * device, runs kernel(), reports a recorded fault as `run` would, copies back and prints.
+ *
+ * Inside a kernel: `int32_t g = blockIdx.x`; the block's shared memory as __shared__
+ * arrays zeroed by the threads, then __syncthreads(); each local loop (phase) as a block
+ * `{ int32_t t = threadIdx.x; ... }` followed by __syncthreads(), with one more barrier
+ * before a phase that does not directly follow another phase or the kernel's start (so
+ * that block code between phases never races with one); block code (lets, plain loops)
+ * runs on every thread. A shared alloc accessed only as acc[t] (t the thread index of the
+ * phase, the alloc at least a block long) is one register per thread instead (spec 5).
+ */
 #include "render_int.h"
+#include <stdlib.h>
+#include <string.h>
 
-int render_cuda(UirProgram *p, const RenderOptions *o, Str *out, char *why, size_t whylen)
+enum { SHARED_MAX = 49152 };
+
+typedef struct CudaState {
+	const Stmt *kernel;  /* the global loop being rendered */
+	int64_t block;       /* its block size */
+} CudaState;
+
+/* ---- kernel form ---- */
+
+static const char *axis_words(Axis a)
 {
-	(void)p;
-	(void)o;
-	(void)out;
-	snprintf(why, whylen, "render-cuda is not implemented yet");
-	return UIR_EXIT_NOT_KERNEL;
+	switch (a) {
+	case AX_NONE: return "a plain loop";
+	case AX_UNROLL: return "an unroll loop";
+	case AX_THREAD: return "a thread loop";
+	case AX_LOCAL: return "a local loop";
+	default: return "a global loop";
+	}
+}
+
+/* The first access of an alloc not homed at KERNEL, inside it (NULL if none). */
+static const Mem *foreign_alloc_expr(const Expr *e, const Stmt *kernel)
+{
+	if (!e || e->kind != EX_OP)
+		return NULL;
+	if (e->op == OP_LOAD && e->mem && e->mem->is_alloc && e->mem->home != kernel)
+		return e->mem;
+	for (int i = 0; i < e->nargs; i++) {
+		const Mem *m = foreign_alloc_expr(e->args[i], kernel);
+		if (m)
+			return m;
+	}
+	return NULL;
+}
+
+static const Mem *foreign_alloc(const Stmt *s, const Stmt *kernel, Loc *at)
+{
+	for (; s; s = s->next) {
+		const Expr *ex[4] = { s->value, s->off, s->val, s->cond };
+		for (int i = 0; i < 4; i++) {
+			const Mem *m = foreign_alloc_expr(ex[i], kernel);
+			if (m) {
+				*at = s->loc;
+				return m;
+			}
+		}
+		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem->is_alloc && s->mem->home != kernel) {
+			*at = s->loc;
+			return s->mem;
+		}
+		const Stmt *kids[3] = { s->body, s->then_, s->else_ };
+		for (int i = 0; i < 3; i++) {
+			const Mem *m = foreign_alloc(kids[i], kernel, at);
+			if (m)
+				return m;
+		}
+	}
+	return NULL;
+}
+
+/* Whether P is in kernel form; if not, the reason in WHY. */
+static bool kernel_form(Emitter *E, char *why, size_t whylen)
+{
+	UirProgram *p = E->p;
+	for (const Stmt *s = p->top; s; s = s->next) {
+		int line = s->loc.line;
+		switch (s->kind) {
+		case ST_BUFFER:
+		case ST_ALLOC:
+			continue;
+		case ST_LET:
+			snprintf(why, whylen, "line %d: let '%s' at the top level (kernel form has only declarations and "
+				 "global loops there; a kernel uses only buffers, literals and its own names)", line, s->sym->name);
+			return false;
+		case ST_STORE:
+		case ST_ATOMIC:
+			snprintf(why, whylen, "line %d: %s to '%s' at the top level (kernel form has only declarations and "
+				 "global loops there)", line, s->kind == ST_STORE ? "a store" : "an atomic", s->mem->name);
+			return false;
+		case ST_IF:
+			snprintf(why, whylen, "line %d: an if at the top level (kernel form has only declarations and "
+				 "global loops there)", line);
+			return false;
+		case ST_LOOP:
+			break;
+		}
+		if (s->axis != AX_GLOBAL) {
+			snprintf(why, whylen, "line %d: %s '%s' at the top level (kernel form has only declarations and "
+				 "global loops there)", line, axis_words(s->axis), s->sym->name);
+			return false;
+		}
+		if (s->value->kind != EX_LIT || s->bound_lit < 0) {
+			snprintf(why, whylen, "line %d: global loop '%s' has a bound that is not an integer literal (the "
+				 "grid size of a kernel must be a literal)", line, s->sym->name);
+			return false;
+		}
+		Loc at;
+		const Mem *m = foreign_alloc(s->body, s, &at);
+		if (m) {
+			snprintf(why, whylen, "line %d: alloc '%s' (line %d) is used by global loop '%s' and outside it, so it "
+				 "is not the kernel's shared memory (its home is %s)", at.line, m->name, m->loc.line,
+				 s->sym->name, m->home ? "another loop" : "none");
+			return false;
+		}
+		int64_t bytes = 0;
+		for (int i = 0; i < s->nhomed; i++)
+			bytes += mem_bytes(s->homed[i]);
+		if (bytes > SHARED_MAX) {
+			snprintf(why, whylen, "line %d: global loop '%s' has %lld bytes of shared memory; a kernel has at "
+				 "most %d (48 KiB)", line, s->sym->name, (long long)bytes, SHARED_MAX);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* ---- facts about one kernel ---- */
+
+static int64_t block_size(const Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP && s->axis == AX_LOCAL)
+			return s->bound_lit;
+		if (s->kind == ST_LOOP) {
+			int64_t b = block_size(s->body);
+			if (b)
+				return b;
+		}
+	}
+	return 0;
+}
+
+/* The name an offset stands for, following lets ("let i = t" is t). */
+static const Sym *offset_name(const Expr *e)
+{
+	while (e->kind == EX_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->def && e->lanes == 1)
+		e = e->sym->def->value;
+	return e->kind == EX_NAME ? e->sym : NULL;
+}
+
+typedef struct RegCheck {
+	const Mem *m;
+	bool ok;
+} RegCheck;
+
+static void reg_expr(const Expr *e, const Stmt *phase, RegCheck *rc)
+{
+	if (!e || e->kind != EX_OP)
+		return;
+	if (e->op == OP_LOAD && e->mem == rc->m)
+		if (e->width != 1 || !phase || offset_name(e->args[0]) != phase->sym)
+			rc->ok = false;
+	for (int i = 0; i < e->nargs; i++)
+		reg_expr(e->args[i], phase, rc);
+}
+
+static void reg_stmts(const Stmt *s, const Stmt *phase, RegCheck *rc)
+{
+	for (; s; s = s->next) {
+		reg_expr(s->value, phase, rc);
+		reg_expr(s->off, phase, rc);
+		reg_expr(s->val, phase, rc);
+		reg_expr(s->cond, phase, rc);
+		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == rc->m)
+			if (s->kind == ST_ATOMIC || s->width != 1 || !phase || offset_name(s->off) != phase->sym)
+				rc->ok = false;
+		const Stmt *in = s->kind == ST_LOOP && s->axis == AX_LOCAL ? s : phase;
+		reg_stmts(s->body, in, rc);
+		reg_stmts(s->then_, phase, rc);
+		reg_stmts(s->else_, phase, rc);
+	}
+}
+
+/* Whether shared alloc M of KERNEL can be one register per thread (spec 5: every access
+ * is M[t] with t the phase's thread index; M holds at least a block, so none faults). */
+static bool reg_ok(const Stmt *kernel, const Mem *m, int64_t block)
+{
+	if (block < 1 || m->size < block)
+		return false;
+	RegCheck rc = { m, true };
+	reg_stmts(kernel->body, NULL, &rc);
+	return rc.ok;
+}
+
+static bool atomic_on(const Stmt *s, const Mem *m)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_ATOMIC && s->mem == m)
+			return true;
+		if (atomic_on(s->body, m) || atomic_on(s->then_, m) || atomic_on(s->else_, m))
+			return true;
+	}
+	return false;
+}
+
+static bool uses_mem_expr(const Expr *e, const Mem *m)
+{
+	return expr_loads(e, m);
+}
+
+static bool uses_mem(const Stmt *s, const Mem *m)
+{
+	for (; s; s = s->next) {
+		if (uses_mem_expr(s->value, m) || uses_mem_expr(s->off, m) || uses_mem_expr(s->val, m) ||
+		    uses_mem_expr(s->cond, m))
+			return true;
+		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == m)
+			return true;
+		if (uses_mem(s->body, m) || uses_mem(s->then_, m) || uses_mem(s->else_, m))
+			return true;
+	}
+	return false;
+}
+
+/* ---- phases ---- */
+
+/* Whether phase S directly follows another phase, or starts the kernel's body. */
+static bool follows_barrier(const Stmt *s, const Stmt *kernel)
+{
+	const Stmt *parent = s->parent;
+	if (!parent || parent->kind != ST_LOOP)
+		return false;
+	const Stmt *prev = NULL;
+	for (const Stmt *x = parent->body; x && x != s; x = x->next)
+		prev = x;
+	if (!prev)
+		return parent == kernel;
+	return prev->kind == ST_LOOP && prev->axis == AX_LOCAL;
+}
+
+static bool cuda_loop_hook(Emitter *E, const Stmt *s)
+{
+	CudaState *cs = E->ctx;
+	if (s->axis != AX_LOCAL)
+		return false;
+	SymInfo *si = sym_info(E, s->sym);
+	if (!follows_barrier(s, cs->kernel))
+		line(E, "__syncthreads();");
+	line(E, "{");
+	E->indent++;
+	int decls = E->decls;
+	E->decls = 0;
+	line(E, "int32_t %s = threadIdx.x; /* loop %s %lld local: phase %d */", si->cname, s->sym->name,
+	     (long long)s->bound_lit, s->phase);
+	si->r = (Range){ 0, s->bound_lit - 1 };
+	mark_unused(E, s->sym);
+	emit_block(E, s->body);
+	E->decls = decls;
+	E->indent--;
+	line(E, "}");
+	line(E, "__syncthreads();");
+	return true;
+}
+
+/* ---- one kernel ---- */
+
+static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
+{
+	CudaState *cs = E->ctx;
+	UirProgram *p = E->p;
+	cs->kernel = s;
+	cs->block = block_size(s->body);
+	int64_t block = cs->block ? cs->block : 1;
+
+	/* register promotion and byte atomics of the shared allocs */
+	for (int i = 0; i < s->nhomed; i++) {
+		const Mem *m = s->homed[i];
+		mem_info(E, m)->reg = mem_info(E, m)->used && reg_ok(s, m, block);
+	}
+
+	Str body = { 0 };
+	E->out = &body;
+	E->indent = 1;
+	E->decls = 0;
+	SymInfo *gi = sym_info(E, s->sym);
+	gi->r = (Range){ 0, s->bound_lit - 1 };
+	bool zero = false;
+	for (int i = 0; i < s->nhomed; i++) {
+		const Mem *m = s->homed[i];
+		MemInfo *mi = mem_info(E, m);
+		if (!mi->used || mi->reg)
+			continue;
+		int64_t n = m->size;
+		if (m->size % 4 && uir_type_size(m->ty) == 1 && atomic_on(s->body, m)) {
+			/* byte atomics change whole aligned words: pad to words */
+			n = (m->size + 3) / 4 * 4;
+			line(E, "__shared__ __align__(4) %s %s[%lld]; /* %lld used, padded for byte atomics */", ctype(m->ty),
+			     mi->cname, (long long)n, (long long)m->size);
+		} else {
+			line(E, "__shared__ %s %s[%lld];", ctype(m->ty), mi->cname, (long long)n);
+		}
+		zero = true;
+	}
+	for (int i = 0; i < s->nhomed; i++) {
+		const Mem *m = s->homed[i];
+		MemInfo *mi = mem_info(E, m);
+		if (mi->reg) {
+			Scalar z;
+			memset(&z, 0, sizeof z);
+			line(E, "%s %s = %s; /* %s[t]: one per thread */", ctype(m->ty), mi->cname,
+			     literal_text(E, m->ty, z), m->name);
+		}
+	}
+	line(E, "int32_t %s = blockIdx.x;", gi->cname);
+	mark_unused(E, s->sym);
+	for (int i = 0; i < s->nhomed; i++) {
+		const Mem *m = s->homed[i];
+		MemInfo *mi = mem_info(E, m);
+		if (!mi->used || mi->reg)
+			continue;
+		line(E, "for (int32_t uir_i = threadIdx.x; uir_i < %lld; uir_i += blockDim.x)", (long long)m->size);
+		line(E, "\t%s[uir_i] = 0;", mi->cname);
+	}
+	if (zero)
+		line(E, "__syncthreads();");
+	emit_block(E, s->body);
+
+	/* the signature: the buffers it uses, in declaration order */
+	str_printf(o, "\n/* loop %s %lld global (line %d): %lld block%s of %lld thread%s */\n", s->sym->name,
+		   (long long)s->bound_lit, s->loc.line, (long long)s->bound_lit, s->bound_lit == 1 ? "" : "s",
+		   (long long)block, block == 1 ? "" : "s");
+	str_printf(o, "__global__ void uir_k%d(", k);
+	int n = 0;
+	for (int i = 0; i < p->nbufs; i++)
+		if (uses_mem(s->body, p->bufs[i]))
+			str_printf(o, "%s%s *%s", n++ ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname);
+	if (!n)
+		str_put(o, "void");
+	str_put(o, ")\n{\n");
+	str_put(o, str_cstr(&body));
+	str_put(o, "}\n");
+	str_free(&body);
+}
+
+/* ---- host code ---- */
+
+static void write_host_kernel(Emitter *E, Str *o)
+{
+	UirProgram *p = E->p;
+	str_put(o, "\n/* The program: buffers b0, b1, ... (device pointers), kernels in program order. */\n");
+	str_put(o, "void kernel(");
+	if (!p->nbufs)
+		str_put(o, "void");
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "%s%s *%s /* b%d */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i);
+	str_put(o, ")\n{\n");
+	for (int i = 0; i < p->nbufs; i++) {
+		bool used = false;
+		for (const Stmt *s = p->top; s; s = s->next)
+			if (s->kind == ST_LOOP && s->bound_lit > 0 && uses_mem(s->body, p->bufs[i]))
+				used = true;
+		if (!used)
+			str_printf(o, "\t(void)%s;\n", E->bufs[i].cname);
+	}
+	int k = 0;
+	for (const Stmt *s = p->top; s; s = s->next) {
+		if (s->kind != ST_LOOP)
+			continue;
+		int64_t block = block_size(s->body);
+		if (s->bound_lit == 0) {
+			str_printf(o, "\t/* uir_k%d: loop %s 0 global, a grid of 0 blocks launches nothing */\n", k++,
+				   s->sym->name);
+			continue;
+		}
+		str_printf(o, "\tUIR_LAUNCH(uir_k%d, %lld, %lld", k++, (long long)s->bound_lit, (long long)(block ? block : 1));
+		for (int i = 0; i < p->nbufs; i++)
+			if (uses_mem(s->body, p->bufs[i]))
+				str_printf(o, ", %s", E->bufs[i].cname);
+		str_put(o, ");\n");
+	}
+	str_put(o, "}\n");
+}
+
+static void write_main(Emitter *E, Str *o)
+{
+	UirProgram *p = E->p;
+	bool file = false;
+	for (int i = 0; i < p->nbufs; i++)
+		file |= p->bufs[i]->init == INIT_FILE;
+	if (E->need & NEED_FAULT)
+		support_write_cuda_host(E, o);
+	str_put(o, "\n/* A CUDA call that failed: its message, exit 1. */\n");
+	str_put(o, "static void uir_cuda_check(cudaError_t e, const char *what)\n{\n");
+	str_put(o, "\tif (e != cudaSuccess) {\n");
+	str_put(o, "\t\tfprintf(stderr, \"error: %s: %s\\n\", what, cudaGetErrorString(e));\n");
+	str_put(o, "\t\texit(1);\n\t}\n}\n");
+	if (p->nbufs) {
+		str_put(o, "\n/* Out of memory for a buffer: the message of `run`, exit 1. */\n");
+		str_put(o, "static void *uir_buffer(int64_t n, size_t size, const char *name)\n{\n");
+		str_put(o, "\tvoid *p = calloc((size_t)n, size);\n\tif (!p) {\n");
+		str_put(o, "\t\tfprintf(stderr, \"%s: error: out of memory for buffer %s (%lld bytes)\\n\", \"");
+		str_put_cstring(o, p->path, strlen(p->path));
+		str_put(o, "\", name,\n\t\t\t(long long)n * (long long)size);\n");
+		str_put(o, "\t\texit(1);\n\t}\n\treturn p;\n}\n");
+	}
+	str_put(o, "\n/* Sets up the buffers as `uir run` does, runs the kernels on the device, prints every\n"
+		   " * buffer. */\n");
+	str_put(o, "int main(void)\n{\n");
+	if (file)
+		str_put(o, "\tchar uir_why[256];\n");
+	for (int i = 0; i < p->nbufs; i++) {
+		const Mem *m = p->bufs[i];
+		const char *n = E->bufs[i].cname;
+		str_printf(o, "\t%s *%s = (%s *)uir_buffer(%lld, sizeof *%s, \"", ctype(m->ty), n, ctype(m->ty),
+			   (long long)m->size, n);
+		str_put_cstring(o, m->name, strlen(m->name));
+		str_put(o, "\");\n");
+	}
+	for (int i = 0; i < p->nbufs; i++)
+		main_init_buffer(E, o, p->bufs[i], E->bufs[i].cname);
+	for (int i = 0; i < p->nbufs; i++) {
+		const Mem *m = p->bufs[i];
+		const char *n = E->bufs[i].cname;
+		str_printf(o, "\t%s *uir_d_%s;\n", ctype(m->ty), n);
+		str_printf(o, "\tuir_cuda_check(cudaMalloc((void **)&uir_d_%s, sizeof *%s * %lld), \"cudaMalloc\");\n", n, n,
+			   (long long)m->size);
+		str_printf(o, "\tuir_cuda_check(cudaMemcpy(uir_d_%s, %s, sizeof *%s * %lld, cudaMemcpyHostToDevice), "
+			      "\"cudaMemcpy\");\n", n, n, n, (long long)m->size);
+	}
+	str_put(o, "\tkernel(");
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "%suir_d_%s", i ? ", " : "", E->bufs[i].cname);
+	str_put(o, ");\n");
+	str_put(o, "\tuir_cuda_check(cudaGetLastError(), \"launch\");\n");
+	str_put(o, "\tuir_cuda_check(cudaDeviceSynchronize(), \"kernel\");\n");
+	if (E->need & NEED_FAULT) {
+		str_put(o, "\tint uir_site;\n\tlong long uir_off;\n");
+		str_put(o, "\tuir_cuda_check(cudaMemcpyFromSymbol(&uir_site, uir_fault_site, sizeof uir_site), \"fault\");\n");
+		str_put(o, "\tuir_cuda_check(cudaMemcpyFromSymbol(&uir_off, uir_fault_off, sizeof uir_off), \"fault\");\n");
+		str_put(o, "\tif (uir_site >= 0)\n\t\tuir_report(uir_site, uir_off);\n");
+	}
+	for (int i = 0; i < p->nbufs; i++) {
+		const Mem *m = p->bufs[i];
+		const char *n = E->bufs[i].cname;
+		str_printf(o, "\tuir_cuda_check(cudaMemcpy(%s, uir_d_%s, sizeof *%s * %lld, cudaMemcpyDeviceToHost), "
+			      "\"cudaMemcpy\");\n", n, n, n, (long long)m->size);
+		str_printf(o, "\tuir_cuda_check(cudaFree(uir_d_%s), \"cudaFree\");\n", n);
+	}
+	str_put(o, "\tsetvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);\n");
+	for (int i = 0; i < p->nbufs; i++)
+		main_print_buffer(E, o, p->bufs[i], E->bufs[i].cname);
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "\tfree(%s);\n", E->bufs[i].cname);
+	str_put(o, "\treturn fflush(stdout) != 0 || ferror(stdout);\n}\n");
+}
+
+/* ---- helpers: device, host, or both ---- */
+
+static void write_helpers(Emitter *E, Str *o)
+{
+	NameSet dev = { 0 }, host = { 0 }, both = { 0 }, done = { 0 };
+	helpers_closure(&E->helpers, &dev);
+	helpers_closure(&E->host_helpers, &host);
+	for (int i = 0; i < dev.n; i++)
+		if (nameset_has(&host, dev.v[i]))
+			nameset_add(&both, dev.v[i]);
+	if (both.n) {
+		str_put(o, "\n/* ---- runtime helpers for device and host code (runtime/uir_*.h) ---- */\n");
+		str_put(o, "#define UIR_FN static __host__ __device__ inline\n");
+		helpers_write(o, &both, NULL, &done);
+		str_put(o, "#undef UIR_FN\n");
+	}
+	if (dev.n > both.n) {
+		str_put(o, "\n/* ---- runtime helpers: the single definitions of runtime/uir_*.h, as device code ---- */\n");
+		str_put(o, "#define UIR_FN static __device__ inline\n");
+		helpers_write(o, &dev, &done, &done);
+		str_put(o, "#undef UIR_FN\n");
+	}
+	if (host.n > both.n) {
+		str_put(o, "\n/* ---- runtime helpers for the host's main (runtime/uir_*.h) ---- */\n");
+		str_put(o, "#define UIR_FN static inline\n");
+		helpers_write(o, &host, &done, &done);
+		str_put(o, "#undef UIR_FN\n");
+	}
+	free(dev.v);
+	free(host.v);
+	free(both.v);
+	free(done.v);
+}
+
+int render_cuda(UirProgram *p, const RenderOptions *opt, Str *out, char *why, size_t whylen)
+{
+	Emitter E;
+	CudaState cs = { 0 };
+	emit_init(&E, p, true);
+	if (!kernel_form(&E, why, whylen)) {
+		emit_free(&E);
+		return UIR_EXIT_NOT_KERNEL;
+	}
+	E.ctx = &cs;
+	E.loop_hook = cuda_loop_hook;
+
+	Str kernels = { 0 };
+	int k = 0;
+	for (const Stmt *s = p->top; s; s = s->next)
+		if (s->kind == ST_LOOP)
+			write_kernel_fn(&E, &kernels, s, k++);
+	Str host = { 0 };
+	write_host_kernel(&E, &host);
+	Str mainfn = { 0 };
+	if (opt->main)
+		write_main(&E, &mainfn);
+
+	str_printf(out, "/* %s, rendered by `uir render-cuda%s`: CUDA C++.\n", p->path, opt->main ? " --main" : "");
+	str_put(out, " * nvcc -fmad=false -prec-div=true -prec-sqrt=true, or the emulator:\n"
+		     " * c++ -std=c++17 -O2 -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h -x c++ */\n");
+	str_put(out, "#include <stdint.h>\n");
+	if (opt->main)
+		str_put(out, "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
+	str_put(out, "\n#ifndef UIR_LAUNCH\n#define UIR_LAUNCH(name, grid, block, ...) name<<<grid, block>>>(__VA_ARGS__)\n#endif\n");
+	write_helpers(&E, out);
+	Str sup = { 0 };
+	support_write(&E, &sup);
+	if (sup.n) {
+		str_put(out, "\n/* ---- support: bounds checks, atomics ---- */\n");
+		str_put(out, str_cstr(&sup));
+	}
+	str_free(&sup);
+	str_put(out, str_cstr(&kernels));
+	str_put(out, str_cstr(&host));
+	str_put(out, str_cstr(&mainfn));
+	str_free(&kernels);
+	str_free(&host);
+	str_free(&mainfn);
+	emit_free(&E);
+	return UIR_EXIT_OK;
 }

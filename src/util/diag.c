@@ -40,6 +40,8 @@ static void show_line(UirProgram *p, Loc at)
 	const char *e = s;
 	while (e < end && *e != '\n')
 		e++;
+	if (e > s && e[-1] == '\r')
+		e--; /* CRLF line ends */
 	const char *caret = s + (at.col > 0 ? at.col - 1 : 0);
 	if (caret > e)
 		caret = e;
@@ -71,7 +73,7 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 	if (at.line > 0)
 		fprintf(p->err, "%s:%d:%d: error[%s]: %s\n", p->path, at.line, at.col, code, msg);
 	else
-		fprintf(p->err, "%s: error[%s]: %s\n", p->path, code, msg);
+		fprintf(p->err, "%s:1:1: error[%s]: %s\n", p->path, code, msg); /* no source to show */
 	show_line(p, at);
 	if (note && *note) {
 		/* each line of the note indented under the caret */

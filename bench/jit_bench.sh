@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# jit_bench.sh - the LLVM JIT against hand-written C of the same loops (bench/kernels/):
+# execution time of `uir run --engine jit --threads 1` (the kernel call only, from --time)
+# against the C kernel built with gcc and with clang at -O3 -march=native
+# -ffp-contract=off (no fast-math, as the JIT), median of RUNS runs each; then the JIT's
+# compile latency (lowering + optimisation + code generation, and loading the back end).
+#
+#   bench/jit_bench.sh [UIR [RUNS]]        (UIR default build/src/uir, RUNS default 5)
+#
+# Environment: CC_LIST (default "gcc clang-19 clang"; the ones found are used),
+# KERNELS (default: all of bench/kernels/*.uir), CPU_TIME=1 to time with the process's
+# CPU clock instead of the wall clock on both sides (steadier on a busy machine; the
+# kernels run on one thread).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+uir=${1:-build/src/uir}
+runs=${2:-5}
+if [ ! -x "$uir" ]; then
+	echo "jit_bench.sh: no uir binary at '$uir' (pass its path as the first argument)" >&2
+	exit 64
+fi
+kernels=${KERNELS:-$(cd "$here/kernels" && ls *.uir | sed 's/\.uir$//')}
+ccs=""
+for cc in ${CC_LIST:-gcc clang-19 clang}; do
+	if command -v "$cc" >/dev/null 2>&1; then
+		ccs="$ccs $cc"
+	fi
+done
+if [ "${CPU_TIME:-0}" = 1 ]; then
+	export UIR_TIME_CPU=1 BENCH_CPU=1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
+
+# field NAME of a --time line: "lowering 0.63 ms" -> 0.63
+field() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p"; }
+
+printf '%-14s %10s' kernel jit_ms
+for cc in $ccs; do printf ' %10s' "${cc}_ms"; done
+printf ' %8s %10s %10s %10s\n' ratio compile_ms load_ms hash_ok
+for k in $kernels; do
+	for cc in $ccs; do
+		"$cc" -O3 -march=native -ffp-contract=off -std=c11 -o "$tmp/$k.$cc" "$here/kernels/$k.c"
+	done
+	: >"$tmp/exec"
+	: >"$tmp/compile"
+	: >"$tmp/load"
+	for _ in $(seq "$runs"); do
+		"$uir" run --engine jit --threads 1 --time --hash "$here/kernels/$k.uir" >"$tmp/out" 2>"$tmp/err"
+		field execution <"$tmp/err" >>"$tmp/exec"
+		awk -v l="$(field lowering <"$tmp/err")" -v o="$(field optimisation <"$tmp/err")" \
+			-v j="$(field JIT <"$tmp/err")" 'BEGIN { print l + o + j }' >>"$tmp/compile"
+		field load <"$tmp/err" >>"$tmp/load"
+	done
+	"$uir" run --engine interp --hash "$here/kernels/$k.uir" >"$tmp/ref" 2>/dev/null || true
+	ok=no
+	cmp -s "$tmp/out" "$tmp/ref" && ok=yes
+	jit=$(median <"$tmp/exec")
+	best=""
+	line=""
+	for cc in $ccs; do
+		t=$("$tmp/$k.$cc" "$runs" | awk '{ print $2 }')
+		line="$line $(printf ' %10s' "$t")"
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+	done
+	ratio=$(awk -v a="$jit" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
+	printf '%-14s %10s%s %8s %10s %10s %10s\n' "$k" "$jit" "$line" "$ratio" "$(median <"$tmp/compile")" \
+		"$(median <"$tmp/load")" "$ok"
+done

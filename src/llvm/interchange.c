@@ -1,0 +1,278 @@
+/* interchange.c - loop interchange for the LLVM lowering: runs
+ *
+ *     loop j NJ { LETS  loop k NK { S } }     as     loop k NK { loop j NJ { LETS  S } }
+ *
+ * when that provably keeps every result bit and it makes the inner loop vectorisable.
+ * The typical case is a naive matrix product, C[i,j] += A[i,k] * B[k,j]: the k loop is an
+ * in-order float reduction that no vectoriser may reorder, while after the interchange the
+ * j loop updates a row of C with stride 1 and each C[i,j] still receives its products in k
+ * order (gcc gets the same effect by vectorising the j loop as an outer loop).
+ *
+ * Legality (sufficient, checked conservatively):
+ *   - both loops are plain with integer-literal bounds, J's body is lets then the k loop;
+ *   - every access in LETS and S is proven in bounds (range.c), so no fault can move;
+ *   - every memory written in S (store or atomic) is accessed in LETS and S only in S, at
+ *     one offset expression (one normal form) that is c + a*j + terms of loops outside j
+ *     with a != 0, computed without wrapping: distinct j touch distinct elements, so the
+ *     only dependences are between iterations with the same j, whose k order is kept;
+ *     memory S only reads cannot carry a dependence.
+ * Profitability: some written memory has a = 1, and every access whose offset involves j
+ * has j with coefficient 1 (stride 1 in the new inner loop), all scalar.
+ */
+#include "lower_int.h"
+#include "../check/normal.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Ix {
+	L *l;
+	const Stmt *jl, *kl;
+	Rng *rng;         /* a private copy of the ranges, by slot */
+	bool *written;    /* by mem_slot: stored or updated in S */
+	Norm *form;       /* by mem_slot: the normal form of the written memories' offsets */
+	bool *has_form;
+	bool ok;
+	bool unit_write;  /* some written memory has j with coefficient 1 */
+	bool in_lets;     /* walking LETS: they run once per j, before the k loop */
+	NormCtx nc;
+} Ix;
+
+static void mark_writes(Ix *x, const Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_STORE || s->kind == ST_ATOMIC)
+			x->written[mem_slot(x->l, s->mem)] = true;
+		else if (s->kind == ST_LOOP)
+			mark_writes(x, s->body);
+		else if (s->kind == ST_IF) {
+			mark_writes(x, s->then_);
+			mark_writes(x, s->else_);
+		}
+	}
+}
+
+/* True when E, with lets inlined, evaluates its i32 arithmetic without wrapping. */
+static bool exact(Ix *x, const Expr *e, int depth)
+{
+	if (depth > 64)
+		return false;
+	if (e->kind == EX_LIT)
+		return true;
+	if (e->kind == EX_NAME) {
+		const Sym *y = e->sym;
+		if (y && y->kind == SYM_LET && y->def && stmt_inside(y->def, x->jl))
+			return exact(x, y->def->value, depth + 1);
+		return true;
+	}
+	if (e->op == OP_LOAD)
+		return false;
+	Rng a[3] = { { 0, 0, false }, { 0, 0, false }, { 0, 0, false } };
+	for (int i = 0; i < e->nargs && i < 3; i++) {
+		if (!exact(x, e->args[i], depth + 1))
+			return false;
+		a[i] = rng_expr(e->args[i], x->rng);
+	}
+	bool ex = false;
+	rng_op(e, a, &ex);
+	switch (e->op) {
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_NEG:
+		return ex;
+	default:
+		return true; /* div, mod, min, max, casts ... never wrap on their own */
+	}
+}
+
+/* True when E (lets inlined) uses the value of Y. */
+static bool refers_to(const Expr *e, const Sym *y, int depth)
+{
+	if (depth > 64)
+		return true;
+	if (e->kind == EX_NAME)
+		return e->sym == y || (e->sym && e->sym->kind == SYM_LET && e->sym->def &&
+				       refers_to(e->sym->def->value, y, depth + 1));
+	if (e->kind != EX_OP)
+		return false;
+	for (int i = 0; i < e->nargs; i++)
+		if (refers_to(e->args[i], y, depth + 1))
+			return true;
+	return false;
+}
+
+/* How the normal form N depends on j. */
+typedef struct JUse {
+	int64_t coef;   /* the coefficient of the term j */
+	bool other_j;   /* j also in a div, a mod or an opaque term */
+	bool inner;     /* a term of k or of a loop inside the j loop, or any opaque term */
+} JUse;
+
+static bool j_use(Ix *x, const Norm *n, JUse *u)
+{
+	memset(u, 0, sizeof *u);
+	if (n->bad)
+		return false;
+	const Sym *j = x->jl->sym;
+	for (int i = 0; i < n->n; i++) {
+		const Term *t = n->v[i].t;
+		if (t->kind == TM_OPAQUE) {
+			u->inner = true;
+			u->other_j |= refers_to(t->expr, j, 0);
+		} else if (t->index == j) {
+			if (t->kind == TM_INDEX)
+				u->coef += n->v[i].coef;
+			else
+				u->other_j = true;
+		} else if (t->index && t->index->def && stmt_inside(t->index->def, x->jl)) {
+			u->inner = true;
+		}
+	}
+	return true;
+}
+
+/* Checks one access of memory M at offset OFF, WIDTH elements. */
+static void access(Ix *x, const Mem *m, const Expr *off, int width)
+{
+	if (!x->ok)
+		return;
+	Rng r = rng_expr(off, x->rng);
+	if (!(r.known && r.lo >= 0 && r.hi + width - 1 <= m->size - 1)) {
+		x->ok = false;
+		return;
+	}
+	int ms = mem_slot(x->l, m);
+	Norm n = normalize(&x->nc, off);
+	JUse u;
+	if (!j_use(x, &n, &u)) {
+		x->ok = false;
+		return;
+	}
+	int64_t a = u.coef;
+	if (x->written[ms]) {
+		if (x->in_lets || width != 1 || u.other_j || u.inner || a == 0 || !exact(x, off, 0)) {
+			x->ok = false;
+			return;
+		}
+		if (!x->has_form[ms]) {
+			x->has_form[ms] = true;
+			x->form[ms] = n;
+		} else if (!norm_equal(&x->form[ms], &n)) {
+			x->ok = false;
+			return;
+		}
+		if (a == 1)
+			x->unit_write = true;
+		return;
+	}
+	/* read-only memory: any offset is legal; stride 1 or invariant in j to be worth it */
+	if (u.other_j || (a != 0 && a != 1) || (a != 0 && width != 1))
+		x->ok = false;
+}
+
+static void walk_expr(Ix *x, const Expr *e)
+{
+	if (!x->ok || e->kind != EX_OP)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		walk_expr(x, e->args[i]);
+	if (e->op == OP_LOAD)
+		access(x, e->mem, e->args[0], e->width);
+}
+
+static void walk(Ix *x, const Stmt *s)
+{
+	for (; s && x->ok; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			walk_expr(x, s->value);
+			x->rng[s->sym->slot] = s->value->lanes == 1 ? rng_expr(s->value, x->rng) : (Rng){ 0, 0, false };
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			walk_expr(x, s->off);
+			walk_expr(x, s->val);
+			access(x, s->mem, s->off, s->kind == ST_STORE ? s->width : 1);
+			break;
+		case ST_LOOP:
+			if (s->axis != AX_NONE && s->axis != AX_UNROLL) {
+				x->ok = false;
+				return;
+			}
+			walk_expr(x, s->value);
+			x->rng[s->sym->slot] = rng_index(rng_expr(s->value, x->rng));
+			walk(x, s->body);
+			break;
+		case ST_IF: {
+			walk_expr(x, s->cond);
+			size_t bytes = (size_t)x->l->p->nslots * sizeof *x->rng;
+			Rng *saved = xmalloc(bytes + 1);
+			memcpy(saved, x->rng, bytes);
+			rng_refine(s->cond, true, x->rng);
+			walk(x, s->then_);
+			memcpy(x->rng, saved, bytes);
+			rng_refine(s->cond, false, x->rng);
+			walk(x, s->else_);
+			memcpy(x->rng, saved, bytes);
+			free(saved);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+/* The k loop of J's body when it is lets followed by one plain literal-bound loop. */
+static const Stmt *inner_loop(const Stmt *j)
+{
+	const Stmt *s = j->body;
+	while (s && s->kind == ST_LET)
+		s = s->next;
+	if (!s || s->kind != ST_LOOP || s->next || s->axis != AX_NONE || s->value->kind != EX_LIT || s->bound_lit < 1)
+		return NULL;
+	return s;
+}
+
+const Stmt *interchange_inner(L *l, const Stmt *j)
+{
+	if (j->axis != AX_NONE || j->value->kind != EX_LIT || j->bound_lit < 2)
+		return NULL;
+	const Stmt *k = inner_loop(j);
+	if (!k)
+		return NULL;
+	UirProgram *p = l->p;
+	int nm = p->nbufs + p->nallocs;
+	Ix x;
+	memset(&x, 0, sizeof x);
+	x.l = l;
+	x.jl = j;
+	x.kl = k;
+	x.ok = true;
+	x.nc.a = &p->arena;
+	x.nc.code = j;
+	x.rng = xmalloc((size_t)p->nslots * sizeof *x.rng + 1);
+	memcpy(x.rng, l->rng, (size_t)p->nslots * sizeof *x.rng);
+	x.written = xcalloc((size_t)nm + 1, sizeof *x.written);
+	x.form = xcalloc((size_t)nm + 1, sizeof *x.form);
+	x.has_form = xcalloc((size_t)nm + 1, sizeof *x.has_form);
+	mark_writes(&x, k->body);
+	bool any = false;
+	for (int i = 0; i < nm; i++)
+		any |= x.written[i];
+	if (any) {
+		x.rng[j->sym->slot] = (Rng){ 0, j->bound_lit - 1, true };
+		/* the lets before the k loop, then its body with k in range */
+		x.in_lets = true;
+		for (const Stmt *s = j->body; s != k && x.ok; s = s->next) {
+			walk_expr(&x, s->value);
+			x.rng[s->sym->slot] = s->value->lanes == 1 ? rng_expr(s->value, x.rng) : (Rng){ 0, 0, false };
+		}
+		x.in_lets = false;
+		x.rng[k->sym->slot] = (Rng){ 0, k->bound_lit - 1, true };
+		walk(&x, k->body);
+	}
+	bool ok = any && x.ok && x.unit_write;
+	free(x.rng);
+	free(x.written);
+	free(x.form);
+	free(x.has_form);
+	return ok ? k : NULL;
+}
