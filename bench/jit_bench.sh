@@ -2,8 +2,11 @@
 # jit_bench.sh - the LLVM JIT against hand-written C of the same loops (bench/kernels/):
 # execution time of `uir run --engine jit --threads 1` (the kernel call only, from --time)
 # against the C kernel built with gcc and with clang at -O3 -march=native
-# -ffp-contract=off (no fast-math, as the JIT), median of RUNS runs each; then the JIT's
-# compile latency (lowering + optimisation + code generation, and loading the back end).
+# -ffp-contract=off (no fast-math, as the JIT), median of RUNS runs each. The column aot
+# is the same JIT code (`uir compile`) linked into the C kernel's own harness in place of
+# the C kernel: same process, same 64-byte aligned buffers, so it compares the generated
+# code alone. Then the JIT's compile latency (lowering + optimisation + code generation)
+# and the time to load the back end.
 #
 #   bench/jit_bench.sh [UIR [RUNS]]        (UIR default build/src/uir, RUNS default 5)
 #
@@ -20,7 +23,7 @@ if [ ! -x "$uir" ]; then
 	echo "jit_bench.sh: no uir binary at '$uir' (pass its path as the first argument)" >&2
 	exit 64
 fi
-kernels=${KERNELS:-$(cd "$here/kernels" && ls *.uir | sed 's/\.uir$//')}
+kernels=${KERNELS:-$(cd "$here/kernels" && for f in *.uir; do [ -f "${f%.uir}.c" ] && echo "${f%.uir}"; done)}
 ccs=""
 for cc in ${CC_LIST:-gcc clang-19 clang}; do
 	if command -v "$cc" >/dev/null 2>&1; then
@@ -38,13 +41,16 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 # field NAME of a --time line: "lowering 0.63 ms" -> 0.63
 field() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p"; }
 
-printf '%-14s %10s' kernel jit_ms
+printf '%-14s %10s %10s' kernel jit_ms aot_ms
 for cc in $ccs; do printf ' %10s' "${cc}_ms"; done
-printf ' %8s %10s %10s %10s\n' ratio compile_ms load_ms hash_ok
+printf ' %8s %8s %10s %10s %8s\n' jit/best aot/best compile_ms load_ms same_bits
 for k in $kernels; do
 	for cc in $ccs; do
 		"$cc" -O3 -march=native -ffp-contract=off -std=c11 -o "$tmp/$k.$cc" "$here/kernels/$k.c"
 	done
+	"$uir" compile "$here/kernels/$k.uir" -o "$tmp/$k.o"
+	cc -O2 -std=c11 -DUIR_AOT -o "$tmp/$k.aot" "$here/kernels/$k.c" "$tmp/$k.o" -lm
+	aot=$("$tmp/$k.aot" "$runs" | awk '{ print $2 }')
 	: >"$tmp/exec"
 	: >"$tmp/compile"
 	: >"$tmp/load"
@@ -67,6 +73,7 @@ for k in $kernels; do
 		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
 	done
 	ratio=$(awk -v a="$jit" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
-	printf '%-14s %10s%s %8s %10s %10s %10s\n' "$k" "$jit" "$line" "$ratio" "$(median <"$tmp/compile")" \
-		"$(median <"$tmp/load")" "$ok"
+	aratio=$(awk -v a="$aot" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
+	printf '%-14s %10s %10s%s %8s %8s %10s %10s %8s\n' "$k" "$jit" "$aot" "$line" "$ratio" "$aratio" \
+		"$(median <"$tmp/compile")" "$(median <"$tmp/load")" "$ok"
 done

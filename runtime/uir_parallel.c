@@ -28,6 +28,7 @@ typedef struct Pool {
 	int started_for;        /* the thread count it was started for (0: none) */
 	pthread_t *threads;
 	atomic_uint_fast64_t generation; /* bumped for each loop and for stop */
+	uint_fast64_t start_generation;  /* its value when the threads were started */
 	int active;             /* helper threads still inside the current loop */
 	bool stop;
 	/* the current loop */
@@ -104,7 +105,7 @@ static void run_share(int32_t w)
 static void *worker_main(void *arg)
 {
 	int32_t w = (int32_t)(intptr_t)arg;
-	uint_fast64_t seen = atomic_load(&pool.generation);
+	uint_fast64_t seen = pool.start_generation; /* not the current one: a loop may have begun */
 	for (;;) {
 		/* wait for a new generation: spin a little, then sleep */
 		int spins = 0;
@@ -158,6 +159,7 @@ static void start_pool(int t)
 	pool.threads = calloc((size_t)t, sizeof *pool.threads);
 	pool.nworkers = 1;
 	pool.started_for = t;
+	pool.start_generation = atomic_load(&pool.generation);
 	if (!pool.threads || t <= 1)
 		return;
 	pthread_attr_t attr;

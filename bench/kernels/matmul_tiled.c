@@ -8,6 +8,12 @@ static float *A, *B, *C;
 static void setup(void) { A = bench_floats(N * N, 1); B = bench_floats(N * N, 2); C = bench_zeros(N * N); }
 static void release(void) { free(A); free(B); free(C); }
 
+#ifdef UIR_AOT
+/* the kernel of `uir compile matmul_tiled.uir -o OBJ` (bench/jit_bench.sh links it in) */
+int kernel(float *A, float *B, float *C);
+
+static void run(void) { kernel(A, B, C); }
+#else
 __attribute__((noinline)) static void kernel(const float *restrict a, const float *restrict b, float *restrict c)
 {
 	for (int ib = 0; ib < N / T; ib++)
@@ -25,5 +31,6 @@ __attribute__((noinline)) static void kernel(const float *restrict a, const floa
 }
 
 static void run(void) { kernel(A, B, C); }
+#endif
 
 BENCH_MAIN("matmul_tiled")

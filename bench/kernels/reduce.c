@@ -13,6 +13,12 @@ static void release(void)
 		printf("nan\n"); /* keeps the sum alive */
 }
 
+#ifdef UIR_AOT
+/* the kernel of `uir compile reduce.uir -o OBJ` (bench/jit_bench.sh links it in) */
+int kernel(float *x, float *sum);
+
+static void run(void) { kernel(x, &sum); }
+#else
 __attribute__((noinline)) static float kernel(const float *restrict in)
 {
 	float acc[L] = { 0 };
@@ -26,5 +32,6 @@ __attribute__((noinline)) static float kernel(const float *restrict in)
 }
 
 static void run(void) { sum = kernel(x); }
+#endif
 
 BENCH_MAIN("reduce")

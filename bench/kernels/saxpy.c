@@ -7,6 +7,12 @@ static float *x, *y;
 static void setup(void) { x = bench_floats(N, 1); y = bench_floats(N, 2); }
 static void release(void) { free(x); free(y); }
 
+#ifdef UIR_AOT
+/* the kernel of `uir compile saxpy.uir -o OBJ` (bench/jit_bench.sh links it in) */
+int kernel(float *x, float *y);
+
+static void run(void) { kernel(x, y); }
+#else
 __attribute__((noinline)) static void kernel(const float *restrict a, float *restrict b)
 {
 	for (int i = 0; i < N; i++)
@@ -14,5 +20,6 @@ __attribute__((noinline)) static void kernel(const float *restrict a, float *res
 }
 
 static void run(void) { kernel(x, y); }
+#endif
 
 BENCH_MAIN("saxpy")

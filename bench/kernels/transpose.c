@@ -7,6 +7,12 @@ static float *a, *b;
 static void setup(void) { a = bench_floats((size_t)N * N, 1); b = bench_zeros((size_t)N * N); }
 static void release(void) { free(a); free(b); }
 
+#ifdef UIR_AOT
+/* the kernel of `uir compile transpose.uir -o OBJ` (bench/jit_bench.sh links it in) */
+int kernel(float *a, float *b);
+
+static void run(void) { kernel(a, b); }
+#else
 __attribute__((noinline)) static void kernel(const float *restrict in, float *restrict out)
 {
 	for (int ib = 0; ib < N / T; ib++)
@@ -19,5 +25,6 @@ __attribute__((noinline)) static void kernel(const float *restrict in, float *re
 }
 
 static void run(void) { kernel(a, b); }
+#endif
 
 BENCH_MAIN("transpose")

@@ -1,13 +1,13 @@
 /* lower.c - a checked program to an LLVM module: statements, memory, functions and
  * parallel loops (expressions are in lower_ops.c).
  *
- *   i64 @uir_kernel(ptr noalias %b0, ...)
+ *   i64 @uir_kernel(ptr noalias %b0, ...)      (renamed `kernel` by module.c)
  *
  * runs the program and returns 0 or a fault code (lower.h). Loops are real loops over an
  * i32 phi; `unroll` loops are unrolled here; `local` loops are plain loops, so the phases
  * of a block run in order. Each `thread` or `global` loop is outlined into
  *
- *   i64 @NAME.body(ptr %ctx, i32 %i, i32 %worker)    (loads the captured values, calls)
+ *   i64 @NAME.body(ptr %ctx, i32 %NAME, i32 %worker) (loads the captured values, calls)
  *   i64 @NAME.iter(i32 %NAME, i32 %worker, ptr %scratch, ptr noalias ..., captured ...)
  *
  * and run by uir_parallel_for(n, @NAME.body, ctx); a fault in any iteration comes back
@@ -100,7 +100,8 @@ static LLVMValueRef fn_close(L *l)
 	return phi;
 }
 
-/* An alloca of N bytes of type ARRAY at the start of the entry block. */
+/* An alloca of type T (aligned to ALIGN bytes) at the start of the current function's
+ * entry block, so that it is a static alloca whatever block the builder is in. */
 static LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned align)
 {
 	LLVMBuilderRef eb = LLVMCreateBuilderInContext(l->cx);
@@ -115,6 +116,7 @@ static LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned
 	return a;
 }
 
+/* The function NAME of the module, declared (external, nounwind) on first use. */
 static LLVMValueRef declare(L *l, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, int n)
 {
 	LLVMValueRef f = LLVMGetNamedFunction(l->mod, name);
@@ -125,6 +127,7 @@ static LLVMValueRef declare(L *l, const char *name, LLVMTypeRef ret, LLVMTypeRef
 	return f;
 }
 
+/* A call of the external function NAME (declared on first use). */
 static LLVMValueRef call(L *l, const char *name, LLVMTypeRef ret, LLVMTypeRef *params, LLVMValueRef *args, int n)
 {
 	LLVMValueRef f = declare(l, name, ret, params, n);
@@ -137,7 +140,7 @@ static int64_t mem_bytes(const Mem *m) { return m->size * uir_type_size(m->ty); 
 
 /* ---- memory accesses ---- */
 
-static int add_site(L *l, const Mem *m, Loc loc, const char *what, int width)
+static int add_site(L *l, const Mem *m, Loc loc, const char *what, int width, const OverflowCheck *ovf)
 {
 	Lowered *o = l->out;
 	if (o->nsites == l->capsites) {
@@ -149,6 +152,7 @@ static int add_site(L *l, const Mem *m, Loc loc, const char *what, int width)
 	s->loc = loc;
 	s->what = arena_strndup(&l->p->arena, what, strlen(what));
 	s->width = width;
+	s->ovf = ovf;
 	return o->nsites++;
 }
 
@@ -164,7 +168,7 @@ LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int widt
 		idx = LLVMBuildSExt(l->b, off, l->t_i64, "");
 	}
 	if (!proven && l->o->bounds_check) {
-		int site = add_site(l, m, loc, what, width);
+		int site = add_site(l, m, loc, what, width, NULL);
 		int64_t limit = m->size - width; /* the largest first element */
 		LLVMValueRef ok = limit < 0 ? LLVMConstInt(l->t_i1, 0, 0)
 			: LLVMBuildICmp(l->b, LLVMIntULE, idx, i64c(l, limit), "inb");
@@ -250,6 +254,27 @@ static char *block_name(L *l, const char *a, const char *b)
 	return fmt_str(&l->p->arena, "%s.%s", a, b);
 }
 
+/* On entry to the loop S whose bound N is not a literal (the checker lists the offsets
+ * whose top digit is S's index): when N >= 1, each largest offset BASE + COEF * ((N-1)/D)
+ * must fit in i32, else E0601 (spec 8.2), checked in order as the interpreter does. */
+static void overflow_checks(L *l, const Stmt *s, LLVMValueRef n)
+{
+	if (!s->novf || !l->o->bounds_check)
+		return;
+	LLVMValueRef n64 = LLVMBuildSExt(l->b, n, l->t_i64, "");
+	LLVMValueRef some = LLVMBuildICmp(l->b, LLVMIntSGE, n, LLVMConstInt(l->t_i32, 1, 0), "");
+	for (int k = 0; k < s->novf; k++) {
+		const OverflowCheck *o = &s->ovf[k];
+		int site = add_site(l, o->mem, o->at, "", 1, o);
+		LLVMValueRef q = LLVMBuildSDiv(l->b, LLVMBuildSub(l->b, n64, i64c(l, 1), ""), i64c(l, o->d), "");
+		LLVMValueRef top = LLVMBuildAdd(l->b, i64c(l, o->base), LLVMBuildMul(l->b, i64c(l, o->coef), q, ""), "top");
+		LLVMValueRef bad = LLVMBuildAnd(l->b, some, LLVMBuildICmp(l->b, LLVMIntSGT, top, i64c(l, INT32_MAX), ""), "");
+		LLVMValueRef code = LLVMBuildOr(l->b, i64c(l, (int64_t)((uint64_t)(site + 1) << 32)),
+						LLVMBuildZExt(l->b, n, l->t_i64, ""), "");
+		fail_if(l, bad, code, "overflow");
+	}
+}
+
 /* What a loop runs each iteration: BODY(l, ARG). */
 typedef void (*LoopBody)(L *l, const void *arg);
 
@@ -259,6 +284,7 @@ static void emit_loop(L *l, const Stmt *s, LoopBody body, const void *arg)
 {
 	Rng rb;
 	LLVMValueRef n = lower_expr(l, s->value, &rb);
+	overflow_checks(l, s, n);
 	const char *name = s->sym->name;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
 	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, block_name(l, name, "loop"));
@@ -519,6 +545,8 @@ static LLVMValueRef build_body(L *l, const Stmt *s, LLVMTypeRef ct, int nfields,
 	LLVMValueRef *args = xmalloc((size_t)na * sizeof *args);
 	args[0] = LLVMGetParam(fn, 1);
 	args[1] = LLVMGetParam(fn, 2);
+	LLVMSetValueName2(args[0], s->sym->name, strlen(s->sym->name));
+	LLVMSetValueName2(args[1], "worker", 6);
 	for (int k = 0; k < nfields; k++) {
 		LLVMValueRef gep = LLVMBuildStructGEP2(l->b, ct, ctx, (unsigned)k, "");
 		args[2 + k] = LLVMBuildLoad2(l->b, LLVMStructGetTypeAtIndex(ct, (unsigned)k), gep, "");
@@ -529,82 +557,132 @@ static LLVMValueRef build_body(L *l, const Stmt *s, LLVMTypeRef ct, int nfields,
 	return fn;
 }
 
-/* A `thread` or `global` loop: outlined and run by the thread pool. */
-static void parallel_loop(L *l, const Stmt *s)
+/* Everything one parallel loop's outlining needs. */
+typedef struct Outline {
+	const Stmt *s;
+	Capture c;
+	int *mems, nmems; /* mem slots the body gets from the context */
+	Homes h;
+	int nf;           /* context fields: scratch, memories, captured values */
+	LLVMTypeRef *ft;
+	LLVMValueRef *fv; /* their values in the caller */
+	LLVMTypeRef ct;   /* the context struct */
+} Outline;
+
+/* Finds what the body of S uses from outside and lays out its context. */
+static void outline_plan(L *l, const Stmt *s, Outline *o)
 {
 	UirProgram *p = l->p;
 	int nm = p->nbufs + p->nallocs;
-	Rng rb;
-	LLVMValueRef n = lower_expr(l, s->value, &rb);
-	l->out->uses_parallel = true;
-
-	Capture c = { s, NULL, 0, NULL, NULL, NULL };
-	c.syms = xcalloc((size_t)p->nslots + 1, sizeof *c.syms);
-	c.sym_seen = xcalloc((size_t)p->nslots + 1, sizeof *c.sym_seen);
-	c.mem_used = xcalloc((size_t)nm + 1, sizeof *c.mem_used);
-	c.mem_atomic = xcalloc((size_t)nm + 1, sizeof *c.mem_atomic);
-	cap_stmts(l, &c, s->body);
+	memset(o, 0, sizeof *o);
+	o->s = s;
+	o->c.loop = s;
+	o->c.syms = xcalloc((size_t)p->nslots + 1, sizeof *o->c.syms);
+	o->c.sym_seen = xcalloc((size_t)p->nslots + 1, sizeof *o->c.sym_seen);
+	o->c.mem_used = xcalloc((size_t)nm + 1, sizeof *o->c.mem_used);
+	o->c.mem_atomic = xcalloc((size_t)nm + 1, sizeof *o->c.mem_atomic);
+	cap_stmts(l, &o->c, s->body);
 	for (int k = 0; k < s->nhomed; k++)
-		c.mem_used[mem_slot(l, s->homed[k])] = false;
-	int *mems = xmalloc((size_t)nm * sizeof *mems + 1), nmems = 0;
+		o->c.mem_used[mem_slot(l, s->homed[k])] = false;
+	o->mems = xmalloc((size_t)nm * sizeof *o->mems + 1);
 	for (int k = 0; k < nm; k++)
-		if (c.mem_used[k])
-			mems[nmems++] = k;
-	Homes h;
-	plan_homes(s, &h);
-
-	/* the context: scratch, memories, captured values (as the caller sees them) */
-	int nf = 1 + nmems + c.nsyms;
-	LLVMTypeRef *ft = xmalloc((size_t)nf * sizeof *ft);
-	LLVMValueRef *fv = xmalloc((size_t)nf * sizeof *fv);
-	ft[0] = l->t_ptr;
-	fv[0] = LLVMConstNull(l->t_ptr);
-	for (int k = 0; k < nmems; k++) {
-		ft[1 + k] = l->t_ptr;
-		fv[1 + k] = l->memptr[mems[k]];
+		if (o->c.mem_used[k])
+			o->mems[o->nmems++] = k;
+	plan_homes(s, &o->h);
+	o->nf = 1 + o->nmems + o->c.nsyms;
+	o->ft = xmalloc((size_t)o->nf * sizeof *o->ft);
+	o->fv = xmalloc((size_t)o->nf * sizeof *o->fv);
+	o->ft[0] = l->t_ptr;
+	o->fv[0] = LLVMConstNull(l->t_ptr);
+	for (int k = 0; k < o->nmems; k++) {
+		o->ft[1 + k] = l->t_ptr;
+		o->fv[1 + k] = l->memptr[o->mems[k]];
 	}
-	Rng *rng_saved = xmalloc((size_t)p->nslots * sizeof *rng_saved + 1);
-	memcpy(rng_saved, l->rng, (size_t)p->nslots * sizeof *rng_saved);
-	for (int k = 0; k < c.nsyms; k++) {
-		fv[1 + nmems + k] = l->val[c.syms[k]->slot];
-		ft[1 + nmems + k] = LLVMTypeOf(fv[1 + nmems + k]);
+	for (int k = 0; k < o->c.nsyms; k++) {
+		o->fv[1 + o->nmems + k] = l->val[o->c.syms[k]->slot];
+		o->ft[1 + o->nmems + k] = LLVMTypeOf(o->fv[1 + o->nmems + k]);
 	}
-	LLVMTypeRef ct = LLVMStructTypeInContext(l->cx, ft, (unsigned)nf, 0);
+	o->ct = LLVMStructTypeInContext(l->cx, o->ft, (unsigned)o->nf, 0);
+}
 
-	/* per-worker scratch for large homed allocs */
-	LLVMValueRef scratch = NULL;
-	if (h.stride) {
-		LLVMValueRef w = call(l, "uir_parallel_workers", l->t_i32, NULL, NULL, 0);
-		LLVMValueRef bytes = LLVMBuildMul(l->b, LLVMBuildZExt(l->b, w, l->t_i64, ""), i64c(l, h.stride), "");
-		LLVMTypeRef pt = l->t_i64;
-		scratch = call(l, "malloc", l->t_ptr, &pt, &bytes, 1);
-		l->out->uses_heap = true;
-		int first = 0;
-		while (!h.on_heap[first])
-			first++;
-		fail_if(l, LLVMBuildIsNull(l->b, scratch, ""),
-			i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | (uint64_t)s->homed[first]->index)), "oom");
-		fv[0] = scratch;
-	}
-	LLVMValueRef ctx = entry_alloca(l, ct, fmt_str(&p->arena, "%s.ctx", s->sym->name), 16);
-	for (int k = 0; k < nf; k++)
-		LLVMBuildStore(l->b, fv[k], LLVMBuildStructGEP2(l->b, ct, ctx, (unsigned)k, ""));
+static void outline_free(Outline *o)
+{
+	free(o->c.syms);
+	free(o->c.sym_seen);
+	free(o->c.mem_used);
+	free(o->c.mem_atomic);
+	free(o->mems);
+	free(o->h.on_heap);
+	free(o->h.heap_off);
+	free(o->ft);
+	free(o->fv);
+}
 
-	/* build the outlined functions, then come back */
+/* Allocates the per-worker scratch of S's large homed allocs (NULL when none): one
+ * slice per worker, checked for out of memory. */
+static LLVMValueRef worker_scratch(L *l, const Stmt *s, const Homes *h)
+{
+	if (!h->stride)
+		return NULL;
+	LLVMValueRef w = call(l, "uir_parallel_workers", l->t_i32, NULL, NULL, 0);
+	LLVMValueRef bytes = LLVMBuildMul(l->b, LLVMBuildZExt(l->b, w, l->t_i64, ""), i64c(l, h->stride), "");
+	LLVMTypeRef pt = l->t_i64;
+	LLVMValueRef scratch = call(l, "malloc", l->t_ptr, &pt, &bytes, 1);
+	l->out->uses_heap = true;
+	int first = 0;
+	while (!h->on_heap[first])
+		first++;
+	fail_if(l, LLVMBuildIsNull(l->b, scratch, ""),
+		i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | (uint64_t)s->homed[first]->index)), "oom");
+	return scratch;
+}
+
+/* Builds S's outlined functions (returns @NAME.body), leaving the caller's state (its
+ * function, values, memories, ranges, builder position) as it was. RB is the range of
+ * the loop's bound. */
+static LLVMValueRef outline_build(L *l, Outline *o, Rng rb)
+{
+	UirProgram *p = l->p;
+	int nm = p->nbufs + p->nallocs;
 	LLVMBasicBlockRef resume = LLVMGetInsertBlock(l->b);
 	Fn *outer = l->fn;
-	LLVMValueRef *memptr_saved = xmalloc((size_t)nm * sizeof *memptr_saved + 1);
-	memcpy(memptr_saved, l->memptr, (size_t)nm * sizeof *memptr_saved);
-	LLVMValueRef *val_saved = xmalloc((size_t)p->nslots * sizeof *val_saved + 1);
-	memcpy(val_saved, l->val, (size_t)p->nslots * sizeof *val_saved);
-	l->rng[s->sym->slot] = rng_index(rb);
-	LLVMValueRef iter = build_iter(l, s, &c, mems, nmems, &h, ft);
-	LLVMValueRef body = build_body(l, s, ct, nf, iter);
+	LLVMValueRef *memptr = xmalloc((size_t)nm * sizeof *memptr + 1);
+	LLVMValueRef *val = xmalloc((size_t)p->nslots * sizeof *val + 1);
+	Rng *rng = xmalloc((size_t)p->nslots * sizeof *rng + 1);
+	memcpy(memptr, l->memptr, (size_t)nm * sizeof *memptr);
+	memcpy(val, l->val, (size_t)p->nslots * sizeof *val);
+	memcpy(rng, l->rng, (size_t)p->nslots * sizeof *rng);
+	l->rng[o->s->sym->slot] = rng_index(rb);
+	LLVMValueRef iter = build_iter(l, o->s, &o->c, o->mems, o->nmems, &o->h, o->ft);
+	LLVMValueRef body = build_body(l, o->s, o->ct, o->nf, iter);
 	l->fn = outer;
-	memcpy(l->memptr, memptr_saved, (size_t)nm * sizeof *memptr_saved);
-	memcpy(l->val, val_saved, (size_t)p->nslots * sizeof *val_saved);
-	memcpy(l->rng, rng_saved, (size_t)p->nslots * sizeof *rng_saved);
+	memcpy(l->memptr, memptr, (size_t)nm * sizeof *memptr);
+	memcpy(l->val, val, (size_t)p->nslots * sizeof *val);
+	memcpy(l->rng, rng, (size_t)p->nslots * sizeof *rng);
+	free(memptr);
+	free(val);
+	free(rng);
 	LLVMPositionBuilderAtEnd(l->b, resume);
+	return body;
+}
+
+/* A `thread` or `global` loop: outlined and run by the thread pool. */
+static void parallel_loop(L *l, const Stmt *s)
+{
+	Rng rb;
+	LLVMValueRef n = lower_expr(l, s->value, &rb);
+	overflow_checks(l, s, n);
+	l->out->uses_parallel = true;
+	Outline o;
+	outline_plan(l, s, &o);
+	LLVMValueRef scratch = worker_scratch(l, s, &o.h);
+	if (scratch)
+		o.fv[0] = scratch;
+	/* aligned for any captured vector (a <16 x double> field wants 64 bytes) */
+	LLVMValueRef ctx = entry_alloca(l, o.ct, fmt_str(&l->p->arena, "%s.ctx", s->sym->name), 64);
+	for (int k = 0; k < o.nf; k++)
+		LLVMBuildStore(l->b, o.fv[k], LLVMBuildStructGEP2(l->b, o.ct, ctx, (unsigned)k, ""));
+	LLVMValueRef body = outline_build(l, &o, rb);
 
 	LLVMTypeRef pt[3] = { l->t_i32, l->t_ptr, l->t_ptr };
 	LLVMValueRef args[3] = { n, body, ctx };
@@ -615,19 +693,7 @@ static void parallel_loop(L *l, const Stmt *s)
 		call(l, "free", l->t_void, &fp, &scratch, 1);
 	}
 	fail_if(l, LLVMBuildICmp(l->b, LLVMIntNE, code, i64c(l, 0), ""), code, "fault");
-
-	free(c.syms);
-	free(c.sym_seen);
-	free(c.mem_used);
-	free(c.mem_atomic);
-	free(mems);
-	free(h.on_heap);
-	free(h.heap_off);
-	free(ft);
-	free(fv);
-	free(rng_saved);
-	free(memptr_saved);
-	free(val_saved);
+	outline_free(&o);
 }
 
 static void lower_stmt(L *l, const Stmt *s)
@@ -728,7 +794,7 @@ static void init_types(L *l)
 	l->t_void = LLVMVoidTypeInContext(l->cx);
 }
 
-bool lower_program(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, Lowered *out)
+bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
 {
 	memset(out, 0, sizeof *out);
 	L l;
@@ -739,6 +805,12 @@ bool lower_program(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, Low
 	l.out = out;
 	init_types(&l);
 	l.mod = LLVMModuleCreateWithNameInContext(p->path, cx);
+	char *triple = LLVMGetTargetMachineTriple(tm);
+	LLVMSetTarget(l.mod, triple);
+	LLVMDisposeMessage(triple);
+	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
+	LLVMSetModuleDataLayout(l.mod, td);
+	LLVMDisposeTargetData(td);
 	l.b = LLVMCreateBuilderInContext(cx);
 	int nm = p->nbufs + p->nallocs;
 	l.memptr = xcalloc((size_t)nm + 1, sizeof *l.memptr);

@@ -16,16 +16,20 @@
 
 #include "llvm_api.h"
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 
 /* The high word of a fault code for an alloc that could not be allocated. */
 #define UIR_CODE_OOM 0xFFFFFFFFu
 
-/* An access that is checked at run time: what E0601 reports for it. */
+/* A run-time check: what E0601 reports for it. Either an access (the low word of the
+ * code is its offset) or, when ovf is set, the check on entry to a loop with a
+ * non-literal bound that an offset cannot overflow (the low word is the bound). */
 typedef struct FaultSite {
 	const Mem *mem;
 	Loc loc;
 	const char *what; /* "load of", "store.4 to", "atomic.add on" (as the interpreter) */
 	int width;        /* K of .K accesses, else 1 */
+	const OverflowCheck *ovf;
 } FaultSite;
 
 /* The result of lowering. */
@@ -39,9 +43,11 @@ typedef struct Lowered {
 	bool uses_heap;      /* calls calloc/malloc/free */
 } Lowered;
 
-/* Lowers the checked program P into a new module in CX. O gives bounds_check. Returns
- * false after an internal error message. The caller owns out->mod and frees out->sites. */
-bool lower_program(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, Lowered *out);
+/* Lowers the checked program P into a new module in CX for the target of TM (its triple
+ * and data layout are set first, so every alignment the builder picks is final). O gives
+ * bounds_check and opt_level. Returns false after an internal error message. The caller
+ * owns out->mod and frees out->sites. */
+bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out);
 
 /* ---- range.c: intervals of small integer values (bool, i8, u8, i32, u32) ---- */
 

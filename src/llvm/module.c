@@ -63,10 +63,16 @@ static void init_llvm(void)
 
 /* ---- fault messages ---- */
 
-/* Prints fault SITE's E0601 with the offsets given as text A and B (B: last element). */
+/* Prints fault SITE's E0601 with the offsets given as text A and B (B: last element); for
+ * a loop's overflow check A is the bound and B the largest offset. */
 static void site_diag(UirProgram *p, const FaultSite *s, const char *a, const char *b)
 {
 	const char *name = s->mem->name;
+	if (s->ovf) {
+		diag(p, s->loc, "E0601", "the offset of %s would overflow: with this loop bound (%s) its largest "
+		     "offset is %s, beyond 2^31-1", name, a, b);
+		return;
+	}
 	long long size = (long long)s->mem->size;
 	if (s->width > 1)
 		diag(p, s->loc, "E0601", "%s %s[%s..%s] is out of bounds: %s has %lld element%s", s->what, name, a, b,
@@ -99,7 +105,10 @@ void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 	long long off = (int32_t)lo;
 	char a[32], b[32];
 	snprintf(a, sizeof a, "%lld", off);
-	snprintf(b, sizeof b, "%lld", off + s->width - 1);
+	if (s->ovf)
+		snprintf(b, sizeof b, "%lld", (long long)(s->ovf->base + s->ovf->coef * ((off - 1) / s->ovf->d)));
+	else
+		snprintf(b, sizeof b, "%lld", off + s->width - 1);
 	site_diag(p, s, a, b);
 }
 
@@ -302,12 +311,26 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
 	LLVMValueRef lo = LLVMBuildTrunc(b, code, i32, "");
 	LLVMValueRef off = LLVMBuildSExt(b, lo, i64, "off");
 	int nt = lw->nsites + p->nallocs;
-	LLVMValueRef *fmts = xmalloc((size_t)nt * sizeof *fmts + 1), *widths = xmalloc((size_t)nt * sizeof *widths + 1);
+	/* the second number printed is BASE + COEF * ((off - Q) / D): the last element of an
+	 * access (width - 1 + off), or a loop's largest offset (base + coef * ((n - 1) / d)) */
+	LLVMValueRef *fmts = xmalloc((size_t)nt * sizeof *fmts + 1);
+	LLVMValueRef *sec[4];
+	for (int t = 0; t < 4; t++)
+		sec[t] = xmalloc((size_t)nt * sizeof *sec[t] + 1);
 	for (int k = 0; k < nt; k++) {
-		char *f = k < lw->nsites ? fault_format(p, &lw->sites[k], NULL) : fault_format(p, NULL, p->allocs[k - lw->nsites]);
+		const FaultSite *fs = k < lw->nsites ? &lw->sites[k] : NULL;
+		char *f = fs ? fault_format(p, fs, NULL) : fault_format(p, NULL, p->allocs[k - lw->nsites]);
 		fmts[k] = global_string(m, f ? f : "uir: a fault\n", "uir.msg");
 		free(f);
-		widths[k] = LLVMConstInt(i64, k < lw->nsites ? (unsigned long long)lw->sites[k].width : 1, 0);
+		int64_t v[4] = { fs ? fs->width - 1 : 0, 1, 0, 1 }; /* base, coef, q, d */
+		if (fs && fs->ovf) {
+			v[0] = fs->ovf->base;
+			v[1] = fs->ovf->coef;
+			v[2] = 1;
+			v[3] = fs->ovf->d;
+		}
+		for (int t = 0; t < 4; t++)
+			sec[t][k] = LLVMConstInt(i64, (unsigned long long)v[t], 1);
 	}
 	/* index: site - 1 for faults, nsites + alloc for out of memory */
 	LLVMValueRef isoom = LLVMBuildICmp(b, LLVMIntEQ, hi, LLVMConstInt(i32, UIR_CODE_OOM, 0), "");
@@ -316,17 +339,22 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
 	LLVMValueRef i64idx = LLVMBuildZExt(b, idx, i64, "");
 	if (nt > 0) {
 		LLVMValueRef ft = global_table(m, ptr, fmts, nt, "uir.msgs");
-		LLVMValueRef wt = global_table(m, i64, widths, nt, "uir.widths");
 		LLVMValueRef gi[2] = { LLVMConstInt(i64, 0, 0), i64idx };
 		LLVMValueRef fmt = LLVMBuildLoad2(b, ptr, LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(ft), ft, gi, 2, ""), "fmt");
-		LLVMValueRef w = LLVMBuildLoad2(b, i64, LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(wt), wt, gi, 2, ""), "");
-		LLVMValueRef last = LLVMBuildSub(b, LLVMBuildAdd(b, off, w, ""), LLVMConstInt(i64, 1, 0), "");
-		LLVMValueRef dargs[4] = { LLVMConstInt(i32, 2, 0), fmt, off, last };
+		LLVMValueRef v[4];
+		for (int t = 0; t < 4; t++) {
+			LLVMValueRef tab = global_table(m, i64, sec[t], nt, "uir.second");
+			v[t] = LLVMBuildLoad2(b, i64, LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(tab), tab, gi, 2, ""), "");
+		}
+		LLVMValueRef q = LLVMBuildSDiv(b, LLVMBuildSub(b, off, v[2], ""), v[3], "");
+		LLVMValueRef second = LLVMBuildAdd(b, v[0], LLVMBuildMul(b, v[1], q, ""), "");
+		LLVMValueRef dargs[4] = { LLVMConstInt(i32, 2, 0), fmt, off, second };
 		LLVMBuildCall2(b, dty, dprintf_fn, dargs, 4, "");
 	}
 	LLVMBuildRet(b, LLVMConstInt(i32, 1, 0));
 	free(fmts);
-	free(widths);
+	for (int t = 0; t < 4; t++)
+		free(sec[t]);
 	LLVMDisposeBuilder(b);
 	lw->kernel = fn;
 }
@@ -338,15 +366,9 @@ static int build(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, LLVMT
 		 Lowered *lw, UirJitTimes *t)
 {
 	double t0 = now_ms();
-	if (!lower_program(p, cx, o, lw))
+	if (!lower_program(p, cx, tm, o, lw))
 		return internal("lowering failed", NULL);
 	LLVMModuleRef m = lw->mod;
-	char *triple = LLVMGetTargetMachineTriple(tm);
-	LLVMSetTarget(m, triple);
-	LLVMDisposeMessage(triple);
-	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMSetModuleDataLayout(m, td);
-	LLVMDisposeTargetData(td);
 	if (aot)
 		add_aot_wrapper(p, lw);
 	else
@@ -402,23 +424,26 @@ static LLVMErrorRef add_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 	if (err)
 		return err;
 	LLVMOrcJITDylibAddGenerator(jd, gen);
-	static const struct { const char *name; void *addr; } syms[] = {
-		{ "uir_parallel_for", (void *)uir_parallel_for },
-		{ "uir_parallel_workers", (void *)uir_parallel_workers },
-		{ "uir_jit_exp2_f32", (void *)uir_jit_exp2_f32 },
-		{ "uir_jit_exp2_f64", (void *)uir_jit_exp2_f64 },
-		{ "uir_jit_log2_f32", (void *)uir_jit_log2_f32 },
-		{ "uir_jit_log2_f64", (void *)uir_jit_log2_f64 },
-		{ "uir_jit_sin_f32", (void *)uir_jit_sin_f32 },
-		{ "uir_jit_sin_f64", (void *)uir_jit_sin_f64 },
-		{ "uir_jit_cos_f32", (void *)uir_jit_cos_f32 },
-		{ "uir_jit_cos_f64", (void *)uir_jit_cos_f64 },
+	typedef void (*AnyFn)(void);
+	static const struct { const char *name; AnyFn fn; } syms[] = {
+		{ "uir_parallel_for", (AnyFn)uir_parallel_for },
+		{ "uir_parallel_workers", (AnyFn)uir_parallel_workers },
+		{ "uir_jit_exp2_f32", (AnyFn)uir_jit_exp2_f32 },
+		{ "uir_jit_exp2_f64", (AnyFn)uir_jit_exp2_f64 },
+		{ "uir_jit_log2_f32", (AnyFn)uir_jit_log2_f32 },
+		{ "uir_jit_log2_f64", (AnyFn)uir_jit_log2_f64 },
+		{ "uir_jit_sin_f32", (AnyFn)uir_jit_sin_f32 },
+		{ "uir_jit_sin_f64", (AnyFn)uir_jit_sin_f64 },
+		{ "uir_jit_cos_f32", (AnyFn)uir_jit_cos_f32 },
+		{ "uir_jit_cos_f64", (AnyFn)uir_jit_cos_f64 },
 	};
 	enum { N = sizeof syms / sizeof syms[0] };
 	LLVMOrcCSymbolMapPair pairs[N];
 	for (int i = 0; i < N; i++) {
 		pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, syms[i].name);
-		pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)syms[i].addr;
+		uintptr_t addr;
+		memcpy(&addr, &syms[i].fn, sizeof addr);
+		pairs[i].Sym.Address = (LLVMOrcExecutorAddress)addr;
 		pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
 		pairs[i].Sym.Flags.TargetFlags = 0;
 	}

@@ -112,7 +112,7 @@ static const char *c_name(Emitter *E, const NameList *all, const char *name)
 	if (!name_reserved(name))
 		return name;
 	char *s = fmt_str(E->a, "%s_", name);
-	while (name_reserved(s) || names_has(all, s))
+	while (name_listed(s) || names_has(all, s))
 		s = fmt_str(E->a, "%s_", s);
 	return s;
 }
@@ -248,12 +248,29 @@ void source_lines(Emitter *E, Str *b, Loc at)
 	free(text);
 }
 
-int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
+/* The number of the site with these texts, added if new (the same access rendered again,
+ * in an unrolled copy or a lane, shares it). */
+static int site_of(Emitter *E, const char *head, const char *mid, const char *tail, int k)
 {
+	for (int i = 0; i < E->nsites; i++)
+		if (E->sites[i].k == k && !strcmp(E->sites[i].head, head) && !strcmp(E->sites[i].mid, mid) &&
+		    !strcmp(E->sites[i].tail, tail))
+			return i;
 	if (E->nsites == E->capsites) {
 		E->capsites = E->capsites ? 2 * E->capsites : 16;
 		E->sites = xrealloc(E->sites, (size_t)E->capsites * sizeof *E->sites);
 	}
+	Site *st = &E->sites[E->nsites];
+	st->head = arena_strndup(E->a, head, strlen(head));
+	st->mid = arena_strndup(E->a, mid, strlen(mid));
+	st->tail = arena_strndup(E->a, tail, strlen(tail));
+	st->k = k;
+	E->need |= NEED_FAULT;
+	return E->nsites++;
+}
+
+int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
+{
 	Str head = { 0 }, tail = { 0 };
 	if (loc.line > 0)
 		str_printf(&head, "%s:%d:%d: error[E0601]: %s %s[", E->p->path, loc.line, loc.col, what, m->name);
@@ -262,19 +279,25 @@ int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
 	str_printf(&tail, "] is out of bounds: %s has %lld element%s\n", m->name, (long long)m->size,
 		   m->size == 1 ? "" : "s");
 	source_lines(E, &tail, loc);
-	for (int i = 0; i < E->nsites; i++) /* the same access rendered again (unrolled, lanes) */
-		if (E->sites[i].k == k && !strcmp(E->sites[i].head, str_cstr(&head)) &&
-		    !strcmp(E->sites[i].tail, str_cstr(&tail))) {
-			str_free(&head);
-			str_free(&tail);
-			return i;
-		}
-	Site *st = &E->sites[E->nsites];
-	st->head = arena_strndup(E->a, str_cstr(&head), head.n);
-	st->tail = arena_strndup(E->a, str_cstr(&tail), tail.n);
-	st->k = k;
+	int i = site_of(E, str_cstr(&head), "", str_cstr(&tail), k);
 	str_free(&head);
 	str_free(&tail);
-	E->need |= NEED_FAULT;
-	return E->nsites++;
+	return i;
+}
+
+int add_overflow_site(Emitter *E, const OverflowCheck *o)
+{
+	Str head = { 0 }, tail = { 0 };
+	Loc loc = o->at;
+	if (loc.line > 0)
+		str_printf(&head, "%s:%d:%d: error[E0601]: ", E->p->path, loc.line, loc.col);
+	else
+		str_printf(&head, "%s: error[E0601]: ", E->p->path);
+	str_printf(&head, "the offset of %s would overflow: with this loop bound (", o->mem->name);
+	str_put(&tail, ", beyond 2^31-1\n");
+	source_lines(E, &tail, loc);
+	int i = site_of(E, str_cstr(&head), ") its largest offset is ", str_cstr(&tail), -1);
+	str_free(&head);
+	str_free(&tail);
+	return i;
 }

@@ -217,23 +217,74 @@ static CExpr arg(Emitter *E, const Expr *e, int i, int lane)
 	return expr_c(E, e->args[i], sub_lane(e->args[i], lane));
 }
 
-/* Operand I where its C type matters (under ~, unary -, shifts): typed 64-bit literals. */
+/* Whether lane LANE of u64 expression E may render with a narrower C type than
+ * uint64_t: a literal below 2^32 is written `5u` (unsigned int), and so is what is made
+ * only of such literals (vec, splat, lane, abs, a cast to the same type, select and
+ * + - * & | ^ of them). Where the width matters (~, unary -, +, -, *, <<) such an
+ * operand is given its type. Other 64-bit values cannot: i64 literals below 2^31 give
+ * the same bits under ~ & | ^ in int, and i64 + - * << are helpers. */
+static bool narrow64(Emitter *E, const Expr *e, int lane)
+{
+	if (e->ty != UIR_U64)
+		return false;
+	if (e->lanes == 1)
+		lane = -1;
+	switch (e->kind) {
+	case EX_LIT: return e->val.u <= UINT32_MAX;
+	case EX_NAME: return false;
+	case EX_OP: break;
+	}
+	switch (e->op) {
+	case OP_VEC: return lane >= 0 && lane < e->nargs && narrow64(E, e->args[lane], -1);
+	case OP_SPLAT: return narrow64(E, e->args[0], -1);
+	case OP_LANE: return narrow64(E, e->args[0], (int)e->args[1]->val.i);
+	case OP_ABS: return narrow64(E, e->args[0], lane);
+	case OP_CAST:
+	case OP_BITCAST: return e->args[0]->ty == UIR_U64 && narrow64(E, e->args[0], lane);
+	case OP_SELECT: return narrow64(E, e->args[1], lane) && narrow64(E, e->args[2], lane);
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_AND:
+	case OP_OR:
+	case OP_XOR:
+	case OP_MIN:
+	case OP_MAX:
+	case OP_DIV:
+	case OP_MOD: return narrow64(E, e->args[0], lane) && narrow64(E, e->args[1], lane);
+	case OP_SHR: return narrow64(E, e->args[0], lane);
+	default: return false; /* ~, -, << of a narrow operand are given the type; helpers */
+	}
+}
+
+/* X, the rendering of u64 operand A, with its C type uint64_t when it may be narrower. */
+static CExpr wide(Emitter *E, const Expr *a, int lane, CExpr x)
+{
+	if (!narrow64(E, a, lane))
+		return x;
+	char *end;
+	unsigned long long v = strtoull(x.s, &end, 10);
+	if (x.s[0] >= '0' && x.s[0] <= '9' && !strcmp(end, "u"))
+		return cx(fmt_str(E->a, "UINT64_C(%llu)", v), P_POSTFIX);
+	return castto(E, "uint64_t", x);
+}
+
+/* Operand I where its C type matters (under ~, unary -, shifts). */
 static CExpr arg_typed(Emitter *E, const Expr *e, int i, int lane)
 {
 	const Expr *a = e->args[i];
-	if (a->kind == EX_LIT && (a->ty == UIR_I64 || a->ty == UIR_U64))
-		return lit_c(E, a->ty, a->val, true);
-	return arg(E, e, i, lane);
+	return wide(E, a, sub_lane(a, lane), arg(E, e, i, lane));
 }
 
-/* Both operands, with 64-bit literals typed when the other operand is a literal too (so
- * that `5u * 7u` is not done in 32 bits). */
+/* Both operands of a binary op; for u64 + - * the first is given its type when both may
+ * be narrow (so that `5u * 7u` is not done in 32 bits). */
 static void args2(Emitter *E, const Expr *e, int lane, CExpr *a, CExpr *b)
 {
-	const Expr *x = e->args[0], *y = e->args[1];
-	bool both = x->kind == EX_LIT && y->kind == EX_LIT;
-	*a = both ? arg_typed(E, e, 0, lane) : arg(E, e, 0, lane);
-	*b = both ? arg_typed(E, e, 1, lane) : arg(E, e, 1, lane);
+	*a = arg(E, e, 0, lane);
+	*b = arg(E, e, 1, lane);
+	if (e->args[0]->ty == UIR_U64 && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
+	    narrow64(E, e->args[1], sub_lane(e->args[1], lane)))
+		*a = wide(E, e->args[0], sub_lane(e->args[0], lane), *a);
 }
 
 /* ---- arithmetic ---- */
@@ -271,6 +322,15 @@ static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
 	int k = e->op == OP_ADD ? 0 : e->op == OP_SUB ? 1 : 2;
 	int prec = k == 2 ? P_MUL : P_ADD;
 	CExpr a, b;
+	if (type_is_int(t)) {
+		/* x + 0, x - 0, x * 1 (an unrolled index of 0, say) are x exactly */
+		Scalar c;
+		int unit = k == 2 ? 1 : 0;
+		if (int_const(E, e->args[1], sub_lane(e->args[1], lane), &c) && c.u == (uint64_t)unit)
+			return arg(E, e, 0, lane);
+		if (k != 1 && int_const(E, e->args[0], sub_lane(e->args[0], lane), &c) && c.u == (uint64_t)unit)
+			return arg(E, e, 1, lane);
+	}
 	args2(E, e, lane, &a, &b);
 	if (type_is_float(t) || t == UIR_U32 || t == UIR_U64 || i32_safe(E, e, lane))
 		return bin(E, a, sym[k], b, prec);
@@ -644,6 +704,7 @@ CExpr expr_c(Emitter *E, const Expr *e, int lane)
 		if (si->fixed)
 			return cx(fmt_str(E->a, "%lld", (long long)si->value), P_POSTFIX);
 		const char *n = si->text ? si->text : si->cname;
+		si->refs++;
 		if (e->lanes > 1)
 			return cx(fmt_str(E->a, "%s[%d]", n, lane), P_POSTFIX);
 		return cx(n, P_POSTFIX);

@@ -68,12 +68,17 @@ static const char *const reserved[] = {
 	"linux", "unix", "i386",
 };
 
-bool name_reserved(const char *name)
+bool name_listed(const char *name)
 {
-	if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
-		return true; /* reserved identifiers: __LINE__, _Pragma, _Bool, ... */
 	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
 		if (!strcmp(reserved[i], name))
 			return true;
 	return false;
+}
+
+bool name_reserved(const char *name)
+{
+	if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
+		return true; /* reserved identifiers: __LINE__, _Pragma, _Bool, ... */
+	return name_listed(name);
 }

@@ -162,8 +162,8 @@ static void outline(Emitter *E, const Stmt *s)
 		}
 	}
 	const char *ctxname = NULL;
-	line(E, "/* loop %s %s %s: %s */", s->sym->name, n, axis_name[s->axis],
-	     s->axis == AX_THREAD ? "iterations on CPU threads" : "blocks on CPU threads");
+	line(E, "/* loop %s %s: %s 0 .. %s-1 on CPU threads */", s->sym->name, axis_name[s->axis],
+	     s->axis == AX_THREAD ? "iterations" : "blocks", n);
 	if (c.nmems + c.nsyms > 0) {
 		ctxname = temp_name(E, "c");
 		line(E, "struct %s_ctx %s = { %s };", fname, ctxname, str_cstr(&init));
@@ -194,6 +194,7 @@ static void outline(Emitter *E, const Stmt *s)
 	line(E, "static void %s(void *uir_ctx, int32_t uir_lo, int32_t uir_hi)", fname);
 	line(E, "{");
 	E->indent = 1;
+	int *before = xcalloc((size_t)c.nsyms + 1, sizeof *before);
 	if (ctxname) {
 		line(E, "const struct %s_ctx *uir_c = uir_ctx;", fname);
 		for (int i = 0; i < c.nmems; i++) {
@@ -203,6 +204,7 @@ static void outline(Emitter *E, const Stmt *s)
 		for (int i = 0; i < c.nsyms; i++) {
 			const Sym *y = c.syms[i];
 			const char *cn = sym_info(E, y)->cname;
+			before[i] = sym_info(E, y)->refs;
 			if (y->lanes > 1)
 				line(E, "const %s *%s = uir_c->%s;", ctype(y->ty), cn, cn);
 			else
@@ -241,6 +243,9 @@ static void outline(Emitter *E, const Stmt *s)
 			line(E, "free(%s);", mem_cname(E, s->homed[k]));
 	E->indent = 1;
 	line(E, "}");
+	for (int k = 0; k < c.nsyms; k++)
+		mark_unused(E, c.syms[k], before[k]);
+	free(before);
 	for (int k = 0; k < s->nhomed; k++)
 		if (heap[k] && mem_bytes(s->homed[k]) > STACK_ALLOC_MAX)
 			line(E, "free(%s);", mem_cname(E, s->homed[k]));

@@ -262,19 +262,27 @@ static bool cuda_loop_hook(Emitter *E, const Stmt *s)
 	if (s->axis != AX_LOCAL)
 		return false;
 	SymInfo *si = sym_info(E, s->sym);
+	si->r = (Range){ 0, s->bound_lit - 1 };
+	/* the body first: the index is declared only if the rendering refers to it */
+	Str body = { 0 }, *out = E->out;
+	int before = si->refs, decls = E->decls;
+	E->out = &body;
+	E->decls = 0;
+	E->indent++;
+	emit_block(E, s->body);
+	E->indent--;
+	E->decls = decls;
+	E->out = out;
 	if (!follows_barrier(s, cs->kernel))
 		line(E, "__syncthreads();");
 	line(E, "{");
-	E->indent++;
-	int decls = E->decls;
-	E->decls = 0;
-	line(E, "int32_t %s = threadIdx.x; /* loop %s %lld local: phase %d */", si->cname, s->sym->name,
-	     (long long)s->bound_lit, s->phase);
-	si->r = (Range){ 0, s->bound_lit - 1 };
-	mark_unused(E, s->sym);
-	emit_block(E, s->body);
-	E->decls = decls;
-	E->indent--;
+	if (si->refs != before)
+		line(E, "\tint32_t %s = threadIdx.x; /* loop %s %lld local: phase %d */", si->cname, s->sym->name,
+		     (long long)s->bound_lit, s->phase);
+	else
+		line(E, "\t/* loop %s %lld local: phase %d */", s->sym->name, (long long)s->bound_lit, s->phase);
+	str_put(E->out, str_cstr(&body));
+	str_free(&body);
 	line(E, "}");
 	line(E, "__syncthreads();");
 	return true;
@@ -296,12 +304,18 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 		mem_info(E, m)->reg = mem_info(E, m)->used && reg_ok(s, m, block);
 	}
 
-	Str body = { 0 };
-	E->out = &body;
-	E->indent = 1;
-	E->decls = 0;
+	/* the statements first: g is declared only if the rendering refers to it */
 	SymInfo *gi = sym_info(E, s->sym);
 	gi->r = (Range){ 0, s->bound_lit - 1 };
+	Str stmts = { 0 };
+	E->out = &stmts;
+	E->indent = 1;
+	E->decls = 0;
+	int before = gi->refs;
+	emit_block(E, s->body);
+
+	Str body = { 0 };
+	E->out = &body;
 	bool zero = false;
 	for (int i = 0; i < s->nhomed; i++) {
 		const Mem *m = s->homed[i];
@@ -329,8 +343,8 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 			     literal_text(E, m->ty, z), m->name);
 		}
 	}
-	line(E, "int32_t %s = blockIdx.x;", gi->cname);
-	mark_unused(E, s->sym);
+	if (gi->refs != before)
+		line(E, "int32_t %s = blockIdx.x;", gi->cname);
 	for (int i = 0; i < s->nhomed; i++) {
 		const Mem *m = s->homed[i];
 		MemInfo *mi = mem_info(E, m);
@@ -341,7 +355,8 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 	}
 	if (zero)
 		line(E, "__syncthreads();");
-	emit_block(E, s->body);
+	str_put(&body, str_cstr(&stmts));
+	str_free(&stmts);
 
 	/* the signature: the buffers it uses, in declaration order */
 	str_printf(o, "\n/* loop %s %lld global (line %d): %lld block%s of %lld thread%s */\n", s->sym->name,
@@ -452,10 +467,11 @@ static void write_main(Emitter *E, Str *o)
 	str_put(o, "\tuir_cuda_check(cudaGetLastError(), \"launch\");\n");
 	str_put(o, "\tuir_cuda_check(cudaDeviceSynchronize(), \"kernel\");\n");
 	if (E->need & NEED_FAULT) {
-		str_put(o, "\tint uir_site;\n\tlong long uir_off;\n");
+		str_put(o, "\tint uir_site;\n\tlong long uir_a, uir_b;\n");
 		str_put(o, "\tuir_cuda_check(cudaMemcpyFromSymbol(&uir_site, uir_fault_site, sizeof uir_site), \"fault\");\n");
-		str_put(o, "\tuir_cuda_check(cudaMemcpyFromSymbol(&uir_off, uir_fault_off, sizeof uir_off), \"fault\");\n");
-		str_put(o, "\tif (uir_site >= 0)\n\t\tuir_report(uir_site, uir_off);\n");
+		str_put(o, "\tuir_cuda_check(cudaMemcpyFromSymbol(&uir_a, uir_fault_a, sizeof uir_a), \"fault\");\n");
+		str_put(o, "\tuir_cuda_check(cudaMemcpyFromSymbol(&uir_b, uir_fault_b, sizeof uir_b), \"fault\");\n");
+		str_put(o, "\tif (uir_site >= 0)\n\t\tuir_report(uir_site, uir_a, uir_b);\n");
 	}
 	for (int i = 0; i < p->nbufs; i++) {
 		const Mem *m = p->bufs[i];

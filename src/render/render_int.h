@@ -51,6 +51,7 @@ typedef struct SymInfo {
 	bool fixed;         /* an unrolled loop's index in one copy: always `value` */
 	int64_t value;
 	int uses;           /* references in the whole program */
+	int refs;           /* references rendered so far (some vanish: acc[t] as a register) */
 	const char *text;   /* when set, what a reference renders as (CUDA: threadIdx.x) */
 } SymInfo;
 
@@ -82,8 +83,9 @@ bool nameset_has(const NameSet *s, const char *name);
  * around the offset (as `run` prints it, source line and caret included). */
 typedef struct Site {
 	const char *head;   /* "FILE:L:C: error[E0601]: load of x[" */
+	const char *mid;    /* overflow sites: between the bound and the largest offset */
 	const char *tail;   /* "] is out of bounds: x has 8 elements\n <source line>\n <caret>\n" */
-	int k;              /* elements accessed (vector width) */
+	int k;              /* elements accessed (vector width); -1: an offset that would overflow */
 } Site;
 
 /* A hoisted check or offset of the current statement: the load (or vector store) EXPR
@@ -139,6 +141,9 @@ const char *temp_name(Emitter *E, const char *prefix);
 /* Adds a fault site for an access to M at LOC ("load of", "store.4 to", ...) and returns
  * its number. */
 int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k);
+/* Adds a site for the check on entry to a loop whose bound is not a literal: offsets of
+ * O->mem whose top digit is the loop's index would overflow (spec 8.2). */
+int add_overflow_site(Emitter *E, const OverflowCheck *o);
 /* Appends `run`'s display of the source line of AT with a caret under its column. */
 void source_lines(Emitter *E, Str *b, Loc at);
 /* The total bytes of memory M. */
@@ -148,6 +153,9 @@ int64_t mem_bytes(const Mem *m);
 /* Whether NAME is a C, C++ or CUDA keyword or a name the rendered code or its headers
  * define (so it needs a trailing _). */
 bool name_reserved(const char *name);
+/* Whether NAME itself is one of those names (a renamed `_Bool_` is not, though it still
+ * starts with _ and a capital: only the exact names and macros can clash). */
+bool name_listed(const char *name);
 
 /* ---- range.c ---- */
 Range range_of(Emitter *E, const Expr *e);
@@ -203,10 +211,12 @@ void finish(Emitter *E);
  * M[OFF .. OFF+K-1], checked when CHECKED (site WHAT at LOC). */
 const char *access_text(Emitter *E, const Mem *m, const Expr *off, int k, int lane, bool checked, Loc loc,
 			const char *what, const Expr *key);
-/* The C name of the plain for-loop bound of S (literal or a hoisted temp). */
+/* The C name of the plain for-loop bound of S (literal or a hoisted temp), after the
+ * checks `run` makes on entry to S (offsets that would overflow, spec 8.2). */
 const char *loop_bound(Emitter *E, const Stmt *s);
-/* "(void)NAME;" for lets never referenced. */
-void mark_unused(Emitter *E, const Sym *s);
+/* "(void)NAME;" when S has not been referenced in the rendering since its count was
+ * BEFORE (the refs of S when it was declared). */
+void mark_unused(Emitter *E, const Sym *s, int before);
 
 /* ---- helpers.c: runtime helper texts ---- */
 /* Writes, in dependency order and each once, the text of every helper in SET (and those

@@ -166,10 +166,10 @@ const char *access_text(Emitter *E, const Mem *m, const Expr *off, int k, int la
 	return fmt_str(E->a, "%s[%s]", mi->cname, lane_index(E, o, lane));
 }
 
-void mark_unused(Emitter *E, const Sym *s)
+void mark_unused(Emitter *E, const Sym *s, int before)
 {
 	SymInfo *si = sym_info(E, s);
-	if (si->uses == 0)
+	if (si->refs == before)
 		line(E, "(void)%s;", si->cname);
 }
 
@@ -209,7 +209,6 @@ static void let_stmt(Emitter *E, const Stmt *s)
 	finish(E);
 	if (v->ty == UIR_I32 && v->lanes == 1)
 		si->r = range_of(E, v);
-	mark_unused(E, s->sym);
 }
 
 /* ---- store, store.K, atomic ---- */
@@ -395,6 +394,17 @@ const char *loop_bound(Emitter *E, const Stmt *s)
 		E->decls++;
 	}
 	finish(E);
+	/* run's check on entry: an offset whose top digit is this index must not overflow */
+	for (int i = 0; i < s->novf; i++) {
+		const OverflowCheck *o = &s->ovf[i];
+		Range r = range_of(E, s->value);
+		if (o->base + o->coef * ((r.hi > 1 ? r.hi - 1 : 0) / o->d) <= INT32_MAX)
+			continue; /* no bound it can have makes it overflow */
+		int site = add_overflow_site(E, o);
+		nameset_add(&E->support, "uir_top");
+		line(E, "uir_top(%s, INT64_C(%lld), INT64_C(%lld), %lld, %d); /* E0601 if an offset of %s would overflow */",
+		     b, (long long)o->base, (long long)o->coef, (long long)o->d, site, mem_cname(E, o->mem));
+	}
 	return b;
 }
 
@@ -458,12 +468,19 @@ static void unroll_loop(Emitter *E, const Stmt *s)
 
 void emit_block(Emitter *E, const Stmt *s)
 {
+	/* lets declared here, and their refs then: unreferenced ones get (void) at the end */
+	const Sym **lets = NULL;
+	int *before = NULL, nlets = 0;
 	for (; s; s = s->next) {
 		switch (s->kind) {
 		case ST_BUFFER:
 		case ST_ALLOC:
 			break;
 		case ST_LET:
+			lets = xrealloc(lets, (size_t)(nlets + 1) * sizeof *lets);
+			before = xrealloc(before, (size_t)(nlets + 1) * sizeof *before);
+			lets[nlets] = s->sym;
+			before[nlets++] = sym_info(E, s->sym)->refs;
 			let_stmt(E, s);
 			break;
 		case ST_STORE:
@@ -483,6 +500,10 @@ void emit_block(Emitter *E, const Stmt *s)
 			break;
 		}
 	}
+	for (int i = 0; i < nlets; i++)
+		mark_unused(E, lets[i], before[i]);
+	free(lets);
+	free(before);
 }
 
 void emit_body(Emitter *E, const Stmt *s)

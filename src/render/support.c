@@ -18,7 +18,9 @@ enum { PIECE = 2000 };
 static void sites_table(Emitter *E, Str *o, const char *qual)
 {
 	str_printf(o, "\n/* The accesses that may fault, with `run`'s E0601 message around the offset. */\n");
-	str_printf(o, "%sconst struct uir_site {\n\tconst char *head, *tail;\n\tint k; /* elements; 0: more of the tail above */\n} uir_sites[] = {\n", qual);
+	str_printf(o, "%sconst struct uir_site {\n\tconst char *head, *mid, *tail;\n"
+		      "\tint k; /* elements; -1: an offset that would overflow; 0: more of the tail above */\n"
+		      "} uir_sites[] = {\n", qual);
 	for (int i = 0; i < E->nsites; i++) {
 		const Site *s = &E->sites[i];
 		size_t n = strlen(s->tail);
@@ -27,6 +29,9 @@ static void sites_table(Emitter *E, Str *o, const char *qual)
 			str_put(o, "\t{ \"");
 			if (at == 0)
 				str_put_cstring(o, s->head, strlen(s->head));
+			str_put(o, "\", \"");
+			if (at == 0)
+				str_put_cstring(o, s->mid, strlen(s->mid));
 			str_put(o, "\", \"");
 			str_put_cstring(o, s->tail + at, len);
 			str_printf(o, "\", %d },\n", at == 0 ? s->k : 0);
@@ -39,13 +44,16 @@ static void sites_table(Emitter *E, Str *o, const char *qual)
 
 static const char report_c[] =
 	"\n"
-	"/* Prints the E0601 message of SITE for offset OFF, as `run` does, and exits 1. */\n"
-	"%sstatic void uir_report(int site, int64_t off)\n"
+	"/* Prints the E0601 message of SITE, as `run` does, and exits 1: for an access, A is its\n"
+	" * offset; for an offset that would overflow, A is the loop bound and B the offset. */\n"
+	"%sstatic void uir_report(int site, int64_t a, int64_t b)\n"
 	"{\n"
 	"\tint i;\n"
-	"\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].head, (long long)off);\n"
+	"\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].head, (long long)a);\n"
 	"\tif (uir_sites[site].k > 1)\n"
-	"\t\tfprintf(stderr, \"..%%lld\", (long long)off + uir_sites[site].k - 1);\n"
+	"\t\tfprintf(stderr, \"..%%lld\", (long long)a + uir_sites[site].k - 1);\n"
+	"\tif (uir_sites[site].k < 0)\n"
+	"\t\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].mid, (long long)b);\n"
 	"\tfputs(uir_sites[site].tail, stderr);\n"
 	"\tfor (i = site + 1; i < (int)(sizeof uir_sites / sizeof uir_sites[0]) && uir_sites[i].k == 0; i++)\n"
 	"\t\tfputs(uir_sites[i].tail, stderr);\n"
@@ -54,10 +62,10 @@ static const char report_c[] =
 
 static const char fault_c_seq[] =
 	"\n"
-	"/* An access out of bounds: the fault E0601. */\n"
-	"_Noreturn static void uir_fault(int site, int64_t off)\n"
+	"/* The fault E0601 at SITE (see uir_report). */\n"
+	"_Noreturn static void uir_fault(int site, int64_t a, int64_t b)\n"
 	"{\n"
-	"\tuir_report(site, off);\n"
+	"\tuir_report(site, a, b);\n"
 	"}\n";
 
 /* With parallel loops: a fault inside an iteration run by uir_parallel_for leaves that
@@ -68,17 +76,18 @@ static const char fault_c_par[] =
 	"/* Set while this thread runs a chunk of a parallel loop: where a fault jumps to. */\n"
 	"static _Thread_local jmp_buf *uir_fault_jump;\n"
 	"static _Thread_local int uir_fault_site;\n"
-	"static _Thread_local int64_t uir_fault_off;\n"
+	"static _Thread_local int64_t uir_fault_a, uir_fault_b;\n"
 	"\n"
-	"/* An access out of bounds: the fault E0601. */\n"
-	"_Noreturn static void uir_fault(int site, int64_t off)\n"
+	"/* The fault E0601 at SITE (see uir_report). */\n"
+	"_Noreturn static void uir_fault(int site, int64_t a, int64_t b)\n"
 	"{\n"
 	"\tif (uir_fault_jump) {\n"
 	"\t\tuir_fault_site = site;\n"
-	"\t\tuir_fault_off = off;\n"
+	"\t\tuir_fault_a = a;\n"
+	"\t\tuir_fault_b = b;\n"
 	"\t\tlongjmp(*uir_fault_jump, 1);\n"
 	"\t}\n"
-	"\tuir_report(site, off);\n"
+	"\tuir_report(site, a, b);\n"
 	"}\n";
 
 static const char at_c[] =
@@ -87,8 +96,20 @@ static const char at_c[] =
 	"static inline int32_t uir_at(int32_t i, int32_t n, int site)\n"
 	"{\n"
 	"\tif (i < 0 || i >= n)\n"
-	"\t\tuir_fault(site, i);\n"
+	"\t\tuir_fault(site, i, 0);\n"
 	"\treturn i;\n"
+	"}\n";
+
+/* %s: the qualifiers ("static inline" or "static __device__ inline"). */
+static const char top_fn[] =
+	"\n"
+	"/* On entry to a loop of N iterations (N not a literal): an access whose top digit is the\n"
+	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32 (spec\n"
+	" * 8.2), else the fault at SITE. */\n"
+	"%s void uir_top(int32_t n, int64_t base, int64_t coef, int64_t d, int site)\n"
+	"{\n"
+	"\tif (n >= 1 && base + coef * (((int64_t)n - 1) / d) > INT32_MAX)\n"
+	"\t\tuir_fault(site, n, base + coef * (((int64_t)n - 1) / d));\n"
 	"}\n";
 
 static const char at_k_c[] =
@@ -97,7 +118,7 @@ static const char at_k_c[] =
 	"static inline int32_t uir_at_k(int32_t i, int32_t n, int k, int site)\n"
 	"{\n"
 	"\tif (i < 0 || i > n - k)\n"
-	"\t\tuir_fault(site, i);\n"
+	"\t\tuir_fault(site, i, 0);\n"
 	"\treturn i;\n"
 	"}\n";
 
@@ -105,15 +126,17 @@ static const char at_k_c[] =
  * with offset 0 (in bounds), and the host reports the fault after the launches. */
 static const char fault_cuda[] =
 	"\n"
-	"/* The first access out of bounds (E0601): its site (-1: none) and offset. */\n"
+	"/* The first fault (E0601): its site (-1: none) and numbers (see uir_report). */\n"
 	"__device__ int uir_fault_site = -1;\n"
-	"__device__ long long uir_fault_off;\n"
+	"__device__ long long uir_fault_a, uir_fault_b;\n"
 	"\n"
-	"/* Records a fault at SITE with offset OFF unless one is recorded already. */\n"
-	"static __device__ void uir_fault(int site, int64_t off)\n"
+	"/* Records a fault at SITE with numbers A, B unless one is recorded already. */\n"
+	"static __device__ void uir_fault(int site, int64_t a, int64_t b)\n"
 	"{\n"
-	"\tif (atomicCAS(&uir_fault_site, -1, site) == -1)\n"
-	"\t\tuir_fault_off = off;\n"
+	"\tif (atomicCAS(&uir_fault_site, -1, site) == -1) {\n"
+	"\t\tuir_fault_a = a;\n"
+	"\t\tuir_fault_b = b;\n"
+	"\t}\n"
 	"}\n";
 
 static const char at_cuda[] =
@@ -123,7 +146,7 @@ static const char at_cuda[] =
 	"static __device__ inline int32_t uir_at(int32_t i, int32_t n, int site)\n"
 	"{\n"
 	"\tif (i < 0 || i >= n) {\n"
-	"\t\tuir_fault(site, i);\n"
+	"\t\tuir_fault(site, i, 0);\n"
 	"\t\treturn 0;\n"
 	"\t}\n"
 	"\treturn i;\n"
@@ -136,7 +159,7 @@ static const char at_k_cuda[] =
 	"static __device__ inline int32_t uir_at_k(int32_t i, int32_t n, int k, int site)\n"
 	"{\n"
 	"\tif (i < 0 || i > n - k) {\n"
-	"\t\tuir_fault(site, i);\n"
+	"\t\tuir_fault(site, i, 0);\n"
 	"\t\treturn 0;\n"
 	"\t}\n"
 	"\treturn i;\n"
@@ -158,7 +181,7 @@ static const char parallel_c[] =
 	"\tint32_t next;     /* the first iteration no thread has taken */\n"
 	"\tint32_t fault_lo; /* the first iteration of the lowest chunk that faulted, else n */\n"
 	"\tint fault_site;\n"
-	"\tint64_t fault_off;\n"
+	"\tint64_t fault_a, fault_b;\n"
 	"\tpthread_mutex_t lock;\n"
 	"} uir_job;\n"
 	"\n"
@@ -217,7 +240,8 @@ static const char parallel_c[] =
 	"\t\t\tif (lo < job->fault_lo) {\n"
 	"\t\t\t\tjob->fault_lo = lo;\n"
 	"\t\t\t\tjob->fault_site = uir_fault_site;\n"
-	"\t\t\t\tjob->fault_off = uir_fault_off;\n"
+	"\t\t\t\tjob->fault_a = uir_fault_a;\n"
+	"\t\t\t\tjob->fault_b = uir_fault_b;\n"
 	"\t\t\t}\n"
 	"\t\t\tpthread_mutex_unlock(&job->lock);\n"
 	"\t\t}\n"
@@ -243,7 +267,8 @@ static const char parallel_c[] =
 	"\tjob.next = 0;\n"
 	"\tjob.fault_lo = n;\n"
 	"\tjob.fault_site = 0;\n"
-	"\tjob.fault_off = 0;\n"
+	"\tjob.fault_a = 0;\n"
+	"\tjob.fault_b = 0;\n"
 	"\tpthread_mutex_init(&job.lock, NULL);\n"
 	"\ttids = malloc(sizeof *tids * (size_t)threads);\n"
 	"\tif (tids && threads > 1 && pthread_attr_init(&attr) == 0) {\n"
@@ -259,7 +284,7 @@ static const char parallel_c[] =
 	"\tfree(tids);\n"
 	"\tpthread_mutex_destroy(&job.lock);\n"
 	"\tif (job.fault_lo < n)\n"
-	"\t\tuir_report(job.fault_site, job.fault_off);\n"
+	"\t\tuir_report(job.fault_site, job.fault_a, job.fault_b);\n"
 	"}\n";
 
 static const char zalloc_c[] =
@@ -378,15 +403,17 @@ void support_write(Emitter *E, Str *o)
 		str_put(o, E->cuda ? at_cuda : at_c);
 	if (nameset_has(&E->support, "uir_at_k"))
 		str_put(o, E->cuda ? at_k_cuda : at_k_c);
+	if (nameset_has(&E->support, "uir_top"))
+		str_printf(o, top_fn, E->cuda ? "static __device__ inline" : "static inline");
 	if (!E->cuda && (E->need & NEED_PARALLEL)) {
 		if (!(E->need & NEED_FAULT)) {
 			/* no access can fault: the chunks still go through the same code */
 			str_put(o, "\nstatic _Thread_local jmp_buf *uir_fault_jump;\n"
 				   "static _Thread_local int uir_fault_site;\n"
-				   "static _Thread_local int64_t uir_fault_off;\n"
+				   "static _Thread_local int64_t uir_fault_a, uir_fault_b;\n"
 				   "\n/* No access of this program can fault. */\n"
-				   "_Noreturn static void uir_report(int site, int64_t off)\n{\n"
-				   "\t(void)site;\n\t(void)off;\n\tabort();\n}\n");
+				   "_Noreturn static void uir_report(int site, int64_t a, int64_t b)\n{\n"
+				   "\t(void)site;\n\t(void)a;\n\t(void)b;\n\tabort();\n}\n");
 		}
 		str_put(o, parallel_c);
 	}

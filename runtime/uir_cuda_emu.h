@@ -1,0 +1,333 @@
+/* uir_cuda_emu.h - runs the output of `uir render-cuda` on the CPU, for testing without a
+ * GPU (spec 8.4 and 10). Force-include it:
+ *
+ *   c++ -std=c++17 -O2 -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h -x c++ prog.cu
+ *
+ * The model is CUDA's, with real concurrency inside a block:
+ *   - UIR_LAUNCH(name, grid, block, args...) runs the grid's blocks one after another;
+ *     each block's threads are real OS threads (a pool of blockDim threads with small
+ *     stacks, kept across blocks and launches), all running the kernel at the same time;
+ *   - __shared__ is `static`, so a block's threads share its arrays (zeroed by the kernel
+ *     itself at the start of each block, as render-cuda writes it);
+ *   - __syncthreads() is a real barrier of the block's threads;
+ *   - threadIdx, blockIdx, blockDim and gridDim are per thread (thread_local);
+ *   - atomicAdd/Min/Max/CAS are real atomic operations;
+ *   - cudaMalloc, cudaMemcpy, cudaFree, cudaMemcpyFromSymbol work on host memory.
+ * A missing barrier is therefore a real race. UIR_EMU_ORDER=forward|reverse|random:SEED
+ * changes the order in which a block's threads are started (forward by default), to make
+ * races show.
+ *
+ * Linux: waits are futexes. Elsewhere: a mutex and condition variables.
+ */
+#ifndef UIR_CUDA_EMU_H
+#define UIR_CUDA_EMU_H
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#else
+#include <condition_variable>
+#include <mutex>
+#endif
+#include <functional>
+#include <vector>
+
+#define UIR_CUDA_EMU 1
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static
+#define __forceinline__ inline
+#define __restrict__ __restrict
+#ifndef __align__
+#define __align__(n) __attribute__((aligned(n)))
+#endif
+
+/* ---- the built-in variables, per thread ---- */
+
+struct uir_emu_dim3 {
+	unsigned int x, y, z;
+};
+inline thread_local uir_emu_dim3 threadIdx = { 0, 0, 0 };
+inline thread_local uir_emu_dim3 blockIdx = { 0, 0, 0 };
+inline thread_local uir_emu_dim3 blockDim = { 1, 1, 1 };
+inline thread_local uir_emu_dim3 gridDim = { 1, 1, 1 };
+
+/* ---- waiting on a 32-bit word ---- */
+
+#ifdef __linux__
+/* Sleeps while *w == v (or until woken). */
+static inline void uir_emu_wait(uint32_t *w, uint32_t v)
+{
+	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == v)
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+/* Wakes every thread waiting on w. */
+static inline void uir_emu_wake(uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+}
+#else
+inline std::mutex uir_emu_mutex;
+inline std::condition_variable uir_emu_cond;
+
+static inline void uir_emu_wait(uint32_t *w, uint32_t v)
+{
+	std::unique_lock<std::mutex> lock(uir_emu_mutex);
+	uir_emu_cond.wait(lock, [&] { return __atomic_load_n(w, __ATOMIC_ACQUIRE) != v; });
+}
+
+static inline void uir_emu_wake(uint32_t *)
+{
+	std::lock_guard<std::mutex> lock(uir_emu_mutex);
+	uir_emu_cond.notify_all();
+}
+#endif
+
+/* ---- the thread pool and the block being run ---- */
+
+struct uir_emu_pool {
+	unsigned int nthreads;           /* threads started */
+	uint32_t go[1024];               /* per thread: incremented to start it on a block */
+	std::function<void()> *kernel;   /* the launch being run */
+	unsigned int grid, block, index; /* grid and block size, block index */
+	uint32_t done;                   /* threads finished with the current block */
+	uint32_t bar_count, bar_gen;     /* the barrier */
+	uint32_t order_seq;              /* blocks started so far (random orders differ) */
+};
+inline uir_emu_pool uir_emu;
+
+/* __syncthreads(): every thread of the block arrives before any leaves. */
+static inline void __syncthreads(void)
+{
+	uir_emu_pool &p = uir_emu;
+	uint32_t gen = __atomic_load_n(&p.bar_gen, __ATOMIC_ACQUIRE);
+	if (__atomic_add_fetch(&p.bar_count, 1, __ATOMIC_ACQ_REL) == p.block) {
+		__atomic_store_n(&p.bar_count, 0, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&p.bar_gen, 1, __ATOMIC_RELEASE);
+		uir_emu_wake(&p.bar_gen);
+	} else {
+		uir_emu_wait(&p.bar_gen, gen);
+	}
+}
+
+/* A pool thread: runs the kernel for each block it is started on. */
+static void *uir_emu_worker(void *arg)
+{
+	unsigned int i = (unsigned int)(uintptr_t)arg;
+	uir_emu_pool &p = uir_emu;
+	uint32_t seen = 0;
+	for (;;) {
+		uir_emu_wait(&p.go[i], seen);
+		seen = __atomic_load_n(&p.go[i], __ATOMIC_ACQUIRE);
+		threadIdx = { i, 0, 0 };
+		blockIdx = { p.index, 0, 0 };
+		blockDim = { p.block, 1, 1 };
+		gridDim = { p.grid, 1, 1 };
+		(*p.kernel)();
+		if (__atomic_add_fetch(&p.done, 1, __ATOMIC_ACQ_REL) == p.block)
+			uir_emu_wake(&p.done);
+	}
+	return NULL;
+}
+
+/* Grows the pool to n threads, each with a small stack. */
+static inline void uir_emu_grow(unsigned int n)
+{
+	uir_emu_pool &p = uir_emu;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, (size_t)256 << 10);
+	while (p.nthreads < n) {
+		unsigned int i = p.nthreads;
+		pthread_t t;
+		if (pthread_create(&t, &attr, uir_emu_worker, (void *)(uintptr_t)i) != 0) {
+			fprintf(stderr, "uir_cuda_emu: cannot start thread %u of a block\n", i);
+			exit(70);
+		}
+		pthread_detach(t);
+		p.nthreads++;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* The start order of a block's threads (UIR_EMU_ORDER): 0 forward, 1 reverse, 2 random. */
+static inline int uir_emu_order(uint64_t *seed)
+{
+	static int mode = -1;
+	static uint64_t s0;
+	if (mode < 0) {
+		const char *e = getenv("UIR_EMU_ORDER");
+		mode = 0;
+		if (e && !strcmp(e, "reverse")) {
+			mode = 1;
+		} else if (e && !strncmp(e, "random:", 7)) {
+			mode = 2;
+			s0 = strtoull(e + 7, NULL, 10);
+		} else if (e && *e && strcmp(e, "forward")) {
+			fprintf(stderr, "uir_cuda_emu: UIR_EMU_ORDER is forward, reverse or random:SEED; using forward\n");
+		}
+	}
+	*seed = s0;
+	return mode;
+}
+
+static inline uint64_t uir_emu_mix(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15u;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
+	return x ^ (x >> 31);
+}
+
+/* Runs kernel on grid blocks of block threads, one block after another. */
+static inline void uir_emu_launch(unsigned int grid, unsigned int block, std::function<void()> kernel)
+{
+	uir_emu_pool &p = uir_emu;
+	if (grid == 0)
+		return;
+	if (block == 0 || block > 1024) {
+		fprintf(stderr, "uir_cuda_emu: a block of %u threads (1 to 1024)\n", block);
+		exit(70);
+	}
+	uir_emu_grow(block);
+	std::vector<unsigned int> order(block);
+	uint64_t seed;
+	int mode = uir_emu_order(&seed);
+	p.kernel = &kernel;
+	p.grid = grid;
+	p.block = block;
+	for (unsigned int b = 0; b < grid; b++) {
+		for (unsigned int i = 0; i < block; i++)
+			order[i] = mode == 1 ? block - 1 - i : i;
+		if (mode == 2) { /* Fisher-Yates with splitmix64 */
+			uint64_t x = uir_emu_mix(seed ^ uir_emu_mix(p.order_seq++));
+			for (unsigned int i = block; i > 1; i--) {
+				x = uir_emu_mix(x);
+				unsigned int j = (unsigned int)(x % i);
+				unsigned int t = order[i - 1];
+				order[i - 1] = order[j];
+				order[j] = t;
+			}
+		}
+		p.index = b;
+		__atomic_store_n(&p.done, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&p.bar_count, 0, __ATOMIC_RELAXED);
+		for (unsigned int i = 0; i < block; i++) {
+			uint32_t *w = &p.go[order[i]];
+			__atomic_add_fetch(w, 1, __ATOMIC_RELEASE);
+			uir_emu_wake(w);
+		}
+		for (;;) {
+			uint32_t d = __atomic_load_n(&p.done, __ATOMIC_ACQUIRE);
+			if (d == block)
+				break;
+			uir_emu_wait(&p.done, d);
+		}
+	}
+}
+
+#define UIR_LAUNCH(name, grid, block, ...) uir_emu_launch((grid), (block), [=]() { name(__VA_ARGS__); })
+
+/* ---- atomics (return the old value, as CUDA's do) ---- */
+
+static inline int atomicAdd(int *p, int v)
+{
+	return (int)__atomic_fetch_add((unsigned int *)p, (unsigned int)v, __ATOMIC_SEQ_CST);
+}
+static inline unsigned int atomicAdd(unsigned int *p, unsigned int v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v)
+{
+	return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+template <class T> static inline T uir_emu_atomic_minmax(T *p, T v, bool min)
+{
+	T old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+	while ((min ? v < old : v > old) &&
+	       !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+	}
+	return old;
+}
+static inline int atomicMin(int *p, int v) { return uir_emu_atomic_minmax(p, v, true); }
+static inline unsigned int atomicMin(unsigned int *p, unsigned int v) { return uir_emu_atomic_minmax(p, v, true); }
+static inline long long atomicMin(long long *p, long long v) { return uir_emu_atomic_minmax(p, v, true); }
+static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
+{
+	return uir_emu_atomic_minmax(p, v, true);
+}
+static inline int atomicMax(int *p, int v) { return uir_emu_atomic_minmax(p, v, false); }
+static inline unsigned int atomicMax(unsigned int *p, unsigned int v) { return uir_emu_atomic_minmax(p, v, false); }
+static inline long long atomicMax(long long *p, long long v) { return uir_emu_atomic_minmax(p, v, false); }
+static inline unsigned long long atomicMax(unsigned long long *p, unsigned long long v)
+{
+	return uir_emu_atomic_minmax(p, v, false);
+}
+
+template <class T> static inline T uir_emu_cas(T *p, T compare, T val)
+{
+	__atomic_compare_exchange_n(p, &compare, val, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	return compare;
+}
+static inline int atomicCAS(int *p, int compare, int val) { return uir_emu_cas(p, compare, val); }
+static inline unsigned int atomicCAS(unsigned int *p, unsigned int compare, unsigned int val)
+{
+	return uir_emu_cas(p, compare, val);
+}
+static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long compare, unsigned long long val)
+{
+	return uir_emu_cas(p, compare, val);
+}
+
+/* ---- the CUDA runtime calls of render-cuda --main, on host memory ---- */
+
+typedef int cudaError_t;
+enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
+enum cudaMemcpyKind {
+	cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice,
+	cudaMemcpyDefault
+};
+
+/* Device memory: host memory, aligned and padded to 256 bytes like cudaMalloc's. */
+static inline cudaError_t cudaMalloc(void **p, size_t n)
+{
+	size_t size = (n + 255) / 256 * 256;
+	*p = aligned_alloc(256, size ? size : 256);
+	if (!*p)
+		return cudaErrorMemoryAllocation;
+	memset(*p, 0, size ? size : 256);
+	return cudaSuccess;
+}
+static inline cudaError_t cudaFree(void *p)
+{
+	free(p);
+	return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind)
+{
+	memmove(dst, src, n);
+	return cudaSuccess;
+}
+template <class T>
+static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t n, size_t offset = 0,
+					       cudaMemcpyKind = cudaMemcpyDeviceToHost)
+{
+	memcpy(dst, (const char *)&symbol + offset, n);
+	return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "out of memory" : "no error"; }
+
+#endif /* UIR_CUDA_EMU_H */
