@@ -17,7 +17,9 @@
  * changes the order in which a block's threads are started (forward by default), to make
  * races show.
  *
- * Linux: waits are futexes. Elsewhere: a mutex and condition variables.
+ * Linux: waits are futexes. Elsewhere: a mutex and condition variables. The header
+ * includes little (no <functional>, <vector>, <sys/syscall.h>), so that few macros can
+ * clash with the program's names (`uir render-cuda` renames those it knows).
  */
 #ifndef UIR_CUDA_EMU_H
 #define UIR_CUDA_EMU_H
@@ -29,15 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
-#include <linux/futex.h>
-#include <sys/syscall.h>
+#include <asm/unistd.h> /* __NR_futex (not <sys/syscall.h>: its SYS_* macros could hit names) */
 #include <unistd.h>
 #else
 #include <condition_variable>
 #include <mutex>
 #endif
-#include <functional>
-#include <vector>
 
 #define UIR_CUDA_EMU 1
 #define __global__
@@ -63,17 +62,19 @@ inline thread_local uir_emu_dim3 gridDim = { 1, 1, 1 };
 /* ---- waiting on a 32-bit word ---- */
 
 #ifdef __linux__
+enum { UIR_EMU_FUTEX_WAIT_PRIVATE = 128, UIR_EMU_FUTEX_WAKE_PRIVATE = 129 };
+
 /* Sleeps while *w == v (or until woken). */
 static inline void uir_emu_wait(uint32_t *w, uint32_t v)
 {
 	while (__atomic_load_n(w, __ATOMIC_ACQUIRE) == v)
-		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+		syscall(__NR_futex, w, UIR_EMU_FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
 }
 
 /* Wakes every thread waiting on w. */
 static inline void uir_emu_wake(uint32_t *w)
 {
-	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
+	syscall(__NR_futex, w, UIR_EMU_FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL, NULL, 0);
 }
 #else
 inline std::mutex uir_emu_mutex;
@@ -97,7 +98,8 @@ static inline void uir_emu_wake(uint32_t *)
 struct uir_emu_pool {
 	unsigned int nthreads;           /* threads started */
 	uint32_t go[1024];               /* per thread: incremented to start it on a block */
-	std::function<void()> *kernel;   /* the launch being run */
+	void (*run)(const void *);       /* the launch being run: run(kernel) */
+	const void *kernel;
 	unsigned int grid, block, index; /* grid and block size, block index */
 	uint32_t done;                   /* threads finished with the current block */
 	uint32_t bar_count, bar_gen;     /* the barrier */
@@ -128,12 +130,13 @@ static void *uir_emu_worker(void *arg)
 	for (;;) {
 		uir_emu_wait(&p.go[i], seen);
 		seen = __atomic_load_n(&p.go[i], __ATOMIC_ACQUIRE);
+		unsigned int block = p.block; /* the launcher changes it only once all are done */
 		threadIdx = { i, 0, 0 };
 		blockIdx = { p.index, 0, 0 };
-		blockDim = { p.block, 1, 1 };
+		blockDim = { block, 1, 1 };
 		gridDim = { p.grid, 1, 1 };
-		(*p.kernel)();
-		if (__atomic_add_fetch(&p.done, 1, __ATOMIC_ACQ_REL) == p.block)
+		p.run(p.kernel);
+		if (__atomic_add_fetch(&p.done, 1, __ATOMIC_ACQ_REL) == block)
 			uir_emu_wake(&p.done);
 	}
 	return NULL;
@@ -188,10 +191,17 @@ static inline uint64_t uir_emu_mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* Runs kernel on grid blocks of block threads, one block after another. */
-static inline void uir_emu_launch(unsigned int grid, unsigned int block, std::function<void()> kernel)
+/* Calls the launch's closure. */
+template <class F> static void uir_emu_call(const void *f)
+{
+	(*(const F *)f)();
+}
+
+/* Runs kernel() on grid blocks of block threads, one block after another. */
+template <class F> static inline void uir_emu_launch(unsigned int grid, unsigned int block, const F &kernel)
 {
 	uir_emu_pool &p = uir_emu;
+	static unsigned int order[1024];
 	if (grid == 0)
 		return;
 	if (block == 0 || block > 1024) {
@@ -199,9 +209,9 @@ static inline void uir_emu_launch(unsigned int grid, unsigned int block, std::fu
 		exit(70);
 	}
 	uir_emu_grow(block);
-	std::vector<unsigned int> order(block);
 	uint64_t seed;
 	int mode = uir_emu_order(&seed);
+	p.run = uir_emu_call<F>;
 	p.kernel = &kernel;
 	p.grid = grid;
 	p.block = block;

@@ -303,6 +303,23 @@ bool eval_int(const Expr *e, const EvalEnv *env, int64_t *out);
 /* As eval_int, counting the nodes it visits against *BUDGET (false when it runs out). */
 bool eval_int_budget(const Expr *e, const EvalEnv *env, int64_t *out, long *budget);
 
+/* ---- check/kernel_form.c: kernel form (spec 8.4), shared by render-cuda and ptx ---- */
+enum { KERNEL_SHARED_MAX = 49152 }; /* bytes of shared memory one kernel may use (48 KiB) */
+/* Whether checked program P is in kernel form; if not, "line N: REASON" in WHY. */
+bool kernel_form(const UirProgram *p, char *why, size_t whylen);
+/* Threads per block of global loop KERNEL: the bound of its first local loop, else 1. */
+int64_t kernel_block_size(const Stmt *kernel);
+/* Whether shared alloc M of KERNEL can be one register per thread (spec 5): every access
+ * is a scalar M[t] with t the enclosing phase's thread index, and M holds at least a
+ * block, so none faults. */
+bool kernel_slot_alloc(const Stmt *kernel, const Mem *m);
+/* Whether phase PHASE (a local loop) directly follows another phase or starts KERNEL's
+ * body, so that it needs no barrier before it. */
+bool phase_follows_barrier(const Stmt *phase, const Stmt *kernel);
+/* Whether the statement list S (and everything below it) has an atomic on M / uses M. */
+bool stmts_atomic_on(const Stmt *s, const Mem *m);
+bool stmts_use_mem(const Stmt *s, const Mem *m);
+
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, bool strict);
 

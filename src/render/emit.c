@@ -112,8 +112,11 @@ static const char *c_name(Emitter *E, const NameList *all, const char *name)
 	if (!name_reserved(name))
 		return name;
 	char *s = fmt_str(E->a, "%s_", name);
-	while (name_listed(s) || names_has(all, s))
+	for (int i = 0; name_listed(s) || names_has(all, s); i++) {
+		if (i > all->n + 8)
+			unreachable(); /* each step passes a different name: cannot happen */
 		s = fmt_str(E->a, "%s_", s);
+	}
 	return s;
 }
 

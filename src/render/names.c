@@ -2,7 +2,9 @@
  * .uir name that is a C, C++ or CUDA keyword or predefined name gets a trailing _ in every
  * rendering"): keywords of C11/C23 and C++17/20, CUDA's built-in variables and qualifiers,
  * the standard library names and macros the rendered code or its headers use, and the
- * names the renderers define themselves (kernel, main). Names starting with two
+ * names the renderers define themselves (kernel, main), the macros of the system headers
+ * involved (names_macros.c; and the prefixes SYS_, M_, CU_, CUDA, cudaX, pthread_,
+ * PTHREAD_). Names starting with two
  * underscores or with _ and a capital are reserved too (__LINE__ is a macro, _Pragma an
  * operator). */
 #include "render_int.h"
@@ -61,24 +63,56 @@ static const char *const reserved[] = {
 	"EXIT_FAILURE", "RAND_MAX", "MB_CUR_MAX", "memcpy", "memset", "memcmp", "strcmp",
 	"strlen", "jmp_buf", "setjmp", "longjmp", "errno", "EDOM", "ERANGE", "EILSEQ", "assert",
 	"va_list", "va_start", "va_arg", "va_end", "va_copy",
-	/* <pthread.h>, <unistd.h> */
-	"pthread_t", "pthread_create", "pthread_join", "pthread_mutex_t", "pthread_attr_t",
-	"sysconf", "_SC_NPROCESSORS_ONLN", "PTHREAD_MUTEX_INITIALIZER",
+	/* <pthread.h>, <unistd.h>, and what --main and the emulator call */
+	"sysconf", "ferror", "aligned_alloc", "memmove", "strncmp", "strtoull", "syscall",
+	"UIR_LAUNCH", "UIR_FN", "UIR_CUDA_EMU",
 	/* predefined in GNU modes */
 	"linux", "unix", "i386",
 };
 
+extern const char *const render_macro_names[];
+extern const int render_macro_count;
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Both tables as one sorted array, made on first use. */
+static const char **all_names(int *n)
+{
+	static const char **v;
+	static int count;
+	if (!v) {
+		int k = (int)(sizeof reserved / sizeof reserved[0]);
+		v = xmalloc((size_t)(k + render_macro_count) * sizeof *v);
+		for (int i = 0; i < k; i++)
+			v[i] = reserved[i];
+		for (int i = 0; i < render_macro_count; i++)
+			v[k + i] = render_macro_names[i];
+		count = k + render_macro_count;
+		qsort(v, (size_t)count, sizeof *v, cmp_name);
+	}
+	*n = count;
+	return v;
+}
+
 bool name_listed(const char *name)
 {
-	for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-		if (!strcmp(reserved[i], name))
-			return true;
-	return false;
+	int n;
+	const char **v = all_names(&n);
+	return bsearch(&name, v, (size_t)n, sizeof *v, cmp_name) != NULL;
 }
 
 bool name_reserved(const char *name)
 {
+	static const char *const prefixes[] = { "SYS_", "M_", "CU_", "CUDA", "pthread_", "PTHREAD_" };
 	if (name[0] == '_' && (name[1] == '_' || (name[1] >= 'A' && name[1] <= 'Z')))
 		return true; /* reserved identifiers: __LINE__, _Pragma, _Bool, ... */
+	for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	if (!strncmp(name, "cuda", 4) && name[4] >= 'A' && name[4] <= 'Z')
+		return true; /* cudaMalloc, cudaStreamDefault, ... */
 	return name_listed(name);
 }

@@ -299,7 +299,9 @@ static void write_kernel(Emitter *E, Str *o, const Str *body)
 	if (!p->nbufs)
 		str_put(o, "void");
 	for (int i = 0; i < p->nbufs; i++)
-		str_printf(o, "%s%s *%s /* b%d */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i);
+		str_printf(o, "%s%s *%s /* b%d%s%s */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i,
+			   strcmp(E->bufs[i].cname, p->bufs[i]->name) ? ": " : "",
+			   strcmp(E->bufs[i].cname, p->bufs[i]->name) ? p->bufs[i]->name : "");
 	str_put(o, ")\n{\n");
 	for (int i = 0; i < p->nbufs; i++)
 		if (!E->bufs[i].used)

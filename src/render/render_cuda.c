@@ -26,235 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { SHARED_MAX = 49152 };
-
 typedef struct CudaState {
 	const Stmt *kernel;  /* the global loop being rendered */
 	int64_t block;       /* its block size */
 } CudaState;
 
-/* ---- kernel form ---- */
-
-static const char *axis_words(Axis a)
-{
-	switch (a) {
-	case AX_NONE: return "a plain loop";
-	case AX_UNROLL: return "an unroll loop";
-	case AX_THREAD: return "a thread loop";
-	case AX_LOCAL: return "a local loop";
-	default: return "a global loop";
-	}
-}
-
-/* The first access of an alloc not homed at KERNEL, inside it (NULL if none). */
-static const Mem *foreign_alloc_expr(const Expr *e, const Stmt *kernel)
-{
-	if (!e || e->kind != EX_OP)
-		return NULL;
-	if (e->op == OP_LOAD && e->mem && e->mem->is_alloc && e->mem->home != kernel)
-		return e->mem;
-	for (int i = 0; i < e->nargs; i++) {
-		const Mem *m = foreign_alloc_expr(e->args[i], kernel);
-		if (m)
-			return m;
-	}
-	return NULL;
-}
-
-static const Mem *foreign_alloc(const Stmt *s, const Stmt *kernel, Loc *at)
-{
-	for (; s; s = s->next) {
-		const Expr *ex[4] = { s->value, s->off, s->val, s->cond };
-		for (int i = 0; i < 4; i++) {
-			const Mem *m = foreign_alloc_expr(ex[i], kernel);
-			if (m) {
-				*at = s->loc;
-				return m;
-			}
-		}
-		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem->is_alloc && s->mem->home != kernel) {
-			*at = s->loc;
-			return s->mem;
-		}
-		const Stmt *kids[3] = { s->body, s->then_, s->else_ };
-		for (int i = 0; i < 3; i++) {
-			const Mem *m = foreign_alloc(kids[i], kernel, at);
-			if (m)
-				return m;
-		}
-	}
-	return NULL;
-}
-
-/* Whether P is in kernel form; if not, the reason in WHY. */
-static bool kernel_form(Emitter *E, char *why, size_t whylen)
-{
-	UirProgram *p = E->p;
-	for (const Stmt *s = p->top; s; s = s->next) {
-		int line = s->loc.line;
-		switch (s->kind) {
-		case ST_BUFFER:
-		case ST_ALLOC:
-			continue;
-		case ST_LET:
-			snprintf(why, whylen, "line %d: let '%s' at the top level (kernel form has only declarations and "
-				 "global loops there; a kernel uses only buffers, literals and its own names)", line, s->sym->name);
-			return false;
-		case ST_STORE:
-		case ST_ATOMIC:
-			snprintf(why, whylen, "line %d: %s to '%s' at the top level (kernel form has only declarations and "
-				 "global loops there)", line, s->kind == ST_STORE ? "a store" : "an atomic", s->mem->name);
-			return false;
-		case ST_IF:
-			snprintf(why, whylen, "line %d: an if at the top level (kernel form has only declarations and "
-				 "global loops there)", line);
-			return false;
-		case ST_LOOP:
-			break;
-		}
-		if (s->axis != AX_GLOBAL) {
-			snprintf(why, whylen, "line %d: %s '%s' at the top level (kernel form has only declarations and "
-				 "global loops there)", line, axis_words(s->axis), s->sym->name);
-			return false;
-		}
-		if (s->value->kind != EX_LIT || s->bound_lit < 0) {
-			snprintf(why, whylen, "line %d: global loop '%s' has a bound that is not an integer literal (the "
-				 "grid size of a kernel must be a literal)", line, s->sym->name);
-			return false;
-		}
-		Loc at;
-		const Mem *m = foreign_alloc(s->body, s, &at);
-		if (m) {
-			snprintf(why, whylen, "line %d: alloc '%s' (line %d) is used by global loop '%s' and outside it, so it "
-				 "is not the kernel's shared memory (its home is %s)", at.line, m->name, m->loc.line,
-				 s->sym->name, m->home ? "another loop" : "none");
-			return false;
-		}
-		int64_t bytes = 0;
-		for (int i = 0; i < s->nhomed; i++)
-			bytes += mem_bytes(s->homed[i]);
-		if (bytes > SHARED_MAX) {
-			snprintf(why, whylen, "line %d: global loop '%s' has %lld bytes of shared memory; a kernel has at "
-				 "most %d (48 KiB)", line, s->sym->name, (long long)bytes, SHARED_MAX);
-			return false;
-		}
-	}
-	return true;
-}
-
-/* ---- facts about one kernel ---- */
-
-static int64_t block_size(const Stmt *s)
-{
-	for (; s; s = s->next) {
-		if (s->kind == ST_LOOP && s->axis == AX_LOCAL)
-			return s->bound_lit;
-		if (s->kind == ST_LOOP) {
-			int64_t b = block_size(s->body);
-			if (b)
-				return b;
-		}
-	}
-	return 0;
-}
-
-/* The name an offset stands for, following lets ("let i = t" is t). */
-static const Sym *offset_name(const Expr *e)
-{
-	while (e->kind == EX_NAME && e->sym && e->sym->kind == SYM_LET && e->sym->def && e->lanes == 1)
-		e = e->sym->def->value;
-	return e->kind == EX_NAME ? e->sym : NULL;
-}
-
-typedef struct RegCheck {
-	const Mem *m;
-	bool ok;
-} RegCheck;
-
-static void reg_expr(const Expr *e, const Stmt *phase, RegCheck *rc)
-{
-	if (!e || e->kind != EX_OP)
-		return;
-	if (e->op == OP_LOAD && e->mem == rc->m)
-		if (e->width != 1 || !phase || offset_name(e->args[0]) != phase->sym)
-			rc->ok = false;
-	for (int i = 0; i < e->nargs; i++)
-		reg_expr(e->args[i], phase, rc);
-}
-
-static void reg_stmts(const Stmt *s, const Stmt *phase, RegCheck *rc)
-{
-	for (; s; s = s->next) {
-		reg_expr(s->value, phase, rc);
-		reg_expr(s->off, phase, rc);
-		reg_expr(s->val, phase, rc);
-		reg_expr(s->cond, phase, rc);
-		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == rc->m)
-			if (s->kind == ST_ATOMIC || s->width != 1 || !phase || offset_name(s->off) != phase->sym)
-				rc->ok = false;
-		const Stmt *in = s->kind == ST_LOOP && s->axis == AX_LOCAL ? s : phase;
-		reg_stmts(s->body, in, rc);
-		reg_stmts(s->then_, phase, rc);
-		reg_stmts(s->else_, phase, rc);
-	}
-}
-
-/* Whether shared alloc M of KERNEL can be one register per thread (spec 5: every access
- * is M[t] with t the phase's thread index; M holds at least a block, so none faults). */
-static bool reg_ok(const Stmt *kernel, const Mem *m, int64_t block)
-{
-	if (block < 1 || m->size < block)
-		return false;
-	RegCheck rc = { m, true };
-	reg_stmts(kernel->body, NULL, &rc);
-	return rc.ok;
-}
-
-static bool atomic_on(const Stmt *s, const Mem *m)
-{
-	for (; s; s = s->next) {
-		if (s->kind == ST_ATOMIC && s->mem == m)
-			return true;
-		if (atomic_on(s->body, m) || atomic_on(s->then_, m) || atomic_on(s->else_, m))
-			return true;
-	}
-	return false;
-}
-
-static bool uses_mem_expr(const Expr *e, const Mem *m)
-{
-	return expr_loads(e, m);
-}
-
-static bool uses_mem(const Stmt *s, const Mem *m)
-{
-	for (; s; s = s->next) {
-		if (uses_mem_expr(s->value, m) || uses_mem_expr(s->off, m) || uses_mem_expr(s->val, m) ||
-		    uses_mem_expr(s->cond, m))
-			return true;
-		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == m)
-			return true;
-		if (uses_mem(s->body, m) || uses_mem(s->then_, m) || uses_mem(s->else_, m))
-			return true;
-	}
-	return false;
-}
-
 /* ---- phases ---- */
-
-/* Whether phase S directly follows another phase, or starts the kernel's body. */
-static bool follows_barrier(const Stmt *s, const Stmt *kernel)
-{
-	const Stmt *parent = s->parent;
-	if (!parent || parent->kind != ST_LOOP)
-		return false;
-	const Stmt *prev = NULL;
-	for (const Stmt *x = parent->body; x && x != s; x = x->next)
-		prev = x;
-	if (!prev)
-		return parent == kernel;
-	return prev->kind == ST_LOOP && prev->axis == AX_LOCAL;
-}
 
 static bool cuda_loop_hook(Emitter *E, const Stmt *s)
 {
@@ -273,7 +50,7 @@ static bool cuda_loop_hook(Emitter *E, const Stmt *s)
 	E->indent--;
 	E->decls = decls;
 	E->out = out;
-	if (!follows_barrier(s, cs->kernel))
+	if (!phase_follows_barrier(s, cs->kernel))
 		line(E, "__syncthreads();");
 	line(E, "{");
 	if (si->refs != before)
@@ -295,13 +72,13 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 	CudaState *cs = E->ctx;
 	UirProgram *p = E->p;
 	cs->kernel = s;
-	cs->block = block_size(s->body);
-	int64_t block = cs->block ? cs->block : 1;
+	cs->block = kernel_block_size(s);
+	int64_t block = cs->block;
 
 	/* register promotion and byte atomics of the shared allocs */
 	for (int i = 0; i < s->nhomed; i++) {
 		const Mem *m = s->homed[i];
-		mem_info(E, m)->reg = mem_info(E, m)->used && reg_ok(s, m, block);
+		mem_info(E, m)->reg = mem_info(E, m)->used && kernel_slot_alloc(s, m);
 	}
 
 	/* the statements first: g is declared only if the rendering refers to it */
@@ -323,7 +100,7 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 		if (!mi->used || mi->reg)
 			continue;
 		int64_t n = m->size;
-		if (m->size % 4 && uir_type_size(m->ty) == 1 && atomic_on(s->body, m)) {
+		if (m->size % 4 && uir_type_size(m->ty) == 1 && stmts_atomic_on(s->body, m)) {
 			/* byte atomics change whole aligned words: pad to words */
 			n = (m->size + 3) / 4 * 4;
 			line(E, "__shared__ __align__(4) %s %s[%lld]; /* %lld used, padded for byte atomics */", ctype(m->ty),
@@ -365,7 +142,7 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 	str_printf(o, "__global__ void uir_k%d(", k);
 	int n = 0;
 	for (int i = 0; i < p->nbufs; i++)
-		if (uses_mem(s->body, p->bufs[i]))
+		if (stmts_use_mem(s->body, p->bufs[i]))
 			str_printf(o, "%s%s *%s", n++ ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname);
 	if (!n)
 		str_put(o, "void");
@@ -385,12 +162,14 @@ static void write_host_kernel(Emitter *E, Str *o)
 	if (!p->nbufs)
 		str_put(o, "void");
 	for (int i = 0; i < p->nbufs; i++)
-		str_printf(o, "%s%s *%s /* b%d */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i);
+		str_printf(o, "%s%s *%s /* b%d%s%s */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i,
+			   strcmp(E->bufs[i].cname, p->bufs[i]->name) ? ": " : "",
+			   strcmp(E->bufs[i].cname, p->bufs[i]->name) ? p->bufs[i]->name : "");
 	str_put(o, ")\n{\n");
 	for (int i = 0; i < p->nbufs; i++) {
 		bool used = false;
 		for (const Stmt *s = p->top; s; s = s->next)
-			if (s->kind == ST_LOOP && s->bound_lit > 0 && uses_mem(s->body, p->bufs[i]))
+			if (s->kind == ST_LOOP && s->bound_lit > 0 && stmts_use_mem(s->body, p->bufs[i]))
 				used = true;
 		if (!used)
 			str_printf(o, "\t(void)%s;\n", E->bufs[i].cname);
@@ -399,15 +178,15 @@ static void write_host_kernel(Emitter *E, Str *o)
 	for (const Stmt *s = p->top; s; s = s->next) {
 		if (s->kind != ST_LOOP)
 			continue;
-		int64_t block = block_size(s->body);
+		int64_t block = kernel_block_size(s);
 		if (s->bound_lit == 0) {
 			str_printf(o, "\t/* uir_k%d: loop %s 0 global, a grid of 0 blocks launches nothing */\n", k++,
 				   s->sym->name);
 			continue;
 		}
-		str_printf(o, "\tUIR_LAUNCH(uir_k%d, %lld, %lld", k++, (long long)s->bound_lit, (long long)(block ? block : 1));
+		str_printf(o, "\tUIR_LAUNCH(uir_k%d, %lld, %lld", k++, (long long)s->bound_lit, (long long)block);
 		for (int i = 0; i < p->nbufs; i++)
-			if (uses_mem(s->body, p->bufs[i]))
+			if (stmts_use_mem(s->body, p->bufs[i]))
 				str_printf(o, ", %s", E->bufs[i].cname);
 		str_put(o, ");\n");
 	}
@@ -527,7 +306,7 @@ int render_cuda(UirProgram *p, const RenderOptions *opt, Str *out, char *why, si
 	Emitter E;
 	CudaState cs = { 0 };
 	emit_init(&E, p, true);
-	if (!kernel_form(&E, why, whylen)) {
+	if (!kernel_form(p, why, whylen)) {
 		emit_free(&E);
 		return UIR_EXIT_NOT_KERNEL;
 	}

@@ -153,8 +153,8 @@ int64_t mem_bytes(const Mem *m);
 /* Whether NAME is a C, C++ or CUDA keyword or a name the rendered code or its headers
  * define (so it needs a trailing _). */
 bool name_reserved(const char *name);
-/* Whether NAME itself is one of those names (a renamed `_Bool_` is not, though it still
- * starts with _ and a capital: only the exact names and macros can clash). */
+/* Whether NAME itself is one of the listed names (a renamed `_Bool_` or `M_PI_` is not,
+ * though it still has a reserved prefix: only the exact names and macros can clash). */
 bool name_listed(const char *name);
 
 /* ---- range.c ---- */

@@ -163,6 +163,8 @@ const char *access_text(Emitter *E, const Mem *m, const Expr *off, int k, int la
 		CExpr c = expr_c(E, off, -1);
 		o = atom(off) ? c.s : fmt_str(E->a, "(%s)", c.s);
 	}
+	if (E->cuda && m->size < k)
+		lane = 0; /* always faults; CUDA goes on after recording it: stay inside */
 	return fmt_str(E->a, "%s[%s]", mi->cname, lane_index(E, o, lane));
 }
 
@@ -394,7 +396,9 @@ const char *loop_bound(Emitter *E, const Stmt *s)
 		E->decls++;
 	}
 	finish(E);
-	/* run's check on entry: an offset whose top digit is this index must not overflow */
+	/* run's check on entry: an offset whose top digit is this index must not overflow.
+	 * uir_top gives the bound back (CUDA: 0 after recording the fault, so that the loop
+	 * does not run) */
 	for (int i = 0; i < s->novf; i++) {
 		const OverflowCheck *o = &s->ovf[i];
 		Range r = range_of(E, s->value);
@@ -402,8 +406,11 @@ const char *loop_bound(Emitter *E, const Stmt *s)
 			continue; /* no bound it can have makes it overflow */
 		int site = add_overflow_site(E, o);
 		nameset_add(&E->support, "uir_top");
-		line(E, "uir_top(%s, INT64_C(%lld), INT64_C(%lld), %lld, %d); /* E0601 if an offset of %s would overflow */",
+		const char *n = temp_name(E, "n");
+		line(E, "const int32_t %s = uir_top(%s, INT64_C(%lld), INT64_C(%lld), %lld, %d); /* offsets of %s fit */", n,
 		     b, (long long)o->base, (long long)o->coef, (long long)o->d, site, mem_cname(E, o->mem));
+		E->decls++;
+		b = n;
 	}
 	return b;
 }

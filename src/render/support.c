@@ -100,16 +100,31 @@ static const char at_c[] =
 	"\treturn i;\n"
 	"}\n";
 
-/* %s: the qualifiers ("static inline" or "static __device__ inline"). */
-static const char top_fn[] =
+/* On entry to a loop whose bound is not a literal (C: the fault does not return). */
+static const char top_c[] =
 	"\n"
 	"/* On entry to a loop of N iterations (N not a literal): an access whose top digit is the\n"
 	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32 (spec\n"
-	" * 8.2), else the fault at SITE. */\n"
-	"%s void uir_top(int32_t n, int64_t base, int64_t coef, int64_t d, int site)\n"
+	" * 8.2), else the fault at SITE. Returns N. */\n"
+	"static inline int32_t uir_top(int32_t n, int64_t base, int64_t coef, int64_t d, int site)\n"
 	"{\n"
 	"\tif (n >= 1 && base + coef * (((int64_t)n - 1) / d) > INT32_MAX)\n"
 	"\t\tuir_fault(site, n, base + coef * (((int64_t)n - 1) / d));\n"
+	"\treturn n;\n"
+	"}\n";
+
+static const char top_cuda[] =
+	"\n"
+	"/* On entry to a loop of N iterations (N not a literal): an access whose top digit is the\n"
+	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32 (spec\n"
+	" * 8.2). Returns N, or records the fault at SITE and returns 0 (the loop does not run). */\n"
+	"static __device__ inline int32_t uir_top(int32_t n, int64_t base, int64_t coef, int64_t d, int site)\n"
+	"{\n"
+	"\tif (n >= 1 && base + coef * (((int64_t)n - 1) / d) > INT32_MAX) {\n"
+	"\t\tuir_fault(site, n, base + coef * (((int64_t)n - 1) / d));\n"
+	"\t\treturn 0;\n"
+	"\t}\n"
+	"\treturn n;\n"
 	"}\n";
 
 static const char at_k_c[] =
@@ -404,7 +419,7 @@ void support_write(Emitter *E, Str *o)
 	if (nameset_has(&E->support, "uir_at_k"))
 		str_put(o, E->cuda ? at_k_cuda : at_k_c);
 	if (nameset_has(&E->support, "uir_top"))
-		str_printf(o, top_fn, E->cuda ? "static __device__ inline" : "static inline");
+		str_put(o, E->cuda ? top_cuda : top_c);
 	if (!E->cuda && (E->need & NEED_PARALLEL)) {
 		if (!(E->need & NEED_FAULT)) {
 			/* no access can fault: the chunks still go through the same code */

@@ -26,10 +26,10 @@
  * UIR_TEST_HAVE_RENDER_CUDA: `uir render-cuda [--main] FILE`; the `# cuda` emulator also
  * needs UIR_TEST_CUDA_EMU_HEADER, the path of the header the emulator force-includes. */
 #ifndef UIR_TEST_HAVE_RENDER
-#define UIR_TEST_HAVE_RENDER 0
+#define UIR_TEST_HAVE_RENDER 1
 #endif
 #ifndef UIR_TEST_HAVE_RENDER_CUDA
-#define UIR_TEST_HAVE_RENDER_CUDA 0
+#define UIR_TEST_HAVE_RENDER_CUDA 1
 #endif
 
 #define S(x) (1u << UT_STEP_##x)

@@ -77,7 +77,9 @@ class Res:
         return 'exit %d' % self.rc
 
     def first_err(self):
-        for ln in self.err.decode('utf-8', 'replace').split('\n'):
+        lines = self.err.decode('utf-8', 'replace').split('\n')
+        errs = [ln for ln in lines if 'error' in ln]  # a compiler's first error, not its context
+        for ln in errs[:1] or lines:
             if ln.strip():
                 return re.sub(r'/\S*/uirdt-[^/]*/', '', ln.strip())[:300]
         return ''

@@ -37,6 +37,7 @@ KNOBS = {
     'kernel_one': True,    # one-block branches `if (eq g C)` inside phases
     'loop_names': True,    # loops in different phases sharing a name and bound (one index)
     'underscore_names': True,  # names such as _Bool and __device__ (reserved in C)
+    'macro_names': True,   # names that are macros of <cmath> under g++ (M_PI, MAXFLOAT)
 }
 
 # ---------------------------------------------------------------- types and literals
@@ -320,6 +321,8 @@ class Gen:
             n = self.cnames.pop()
             if n.startswith('_') and not KNOBS['underscore_names']:
                 n = 'int'
+            if n.startswith(('M_', 'MAXFLOAT')) and not KNOBS['macro_names']:
+                n = 'float'
             if n not in self.names:
                 self.names.add(n)
                 return n
