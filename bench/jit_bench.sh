@@ -5,12 +5,15 @@
 # -ffp-contract=off (no fast-math, as the JIT), median of RUNS runs each. The column aot
 # is the same JIT code (`uir compile`) linked into the C kernel's own harness in place of
 # the C kernel: same process, same 64-byte aligned buffers, so it compares the generated
-# code alone. Then the JIT's compile latency (lowering + optimisation + code generation)
-# and the time to load the back end.
+# code alone. The column render is the C of `uir render NAME.uir` built with RENDER_CC
+# (default clang) at the C kernels' flags and linked into the same harness the same way:
+# the two native paths (LLVM from the JIT, the portable C through a C compiler) side by
+# side. Then the JIT's compile latency (lowering + optimisation + code generation) and the
+# time to load the back end.
 #
 #   bench/jit_bench.sh [UIR [RUNS]]        (UIR default build/src/uir, RUNS default 5)
 #
-# Environment: CC_LIST (default "gcc clang-19 clang"; the ones found are used),
+# Environment: CC_LIST (default "gcc clang-19 clang"; the ones found are used), RENDER_CC,
 # KERNELS (default: all of bench/kernels/*.uir), CPU_TIME=1 to time with the process's
 # CPU clock instead of the wall clock on both sides (steadier on a busy machine; the
 # kernels run on one thread).
@@ -41,9 +44,14 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 # field NAME of a --time line: "lowering 0.63 ms" -> 0.63
 field() { sed -n "s/.*$1 \([0-9.]*\) ms.*/\1/p"; }
 
-printf '%-14s %10s %10s' kernel jit_ms aot_ms
+render_cc=${RENDER_CC:-clang}
+if ! command -v "$render_cc" >/dev/null 2>&1; then
+	echo "jit_bench.sh: RENDER_CC '$render_cc' not found" >&2
+	exit 64
+fi
+printf '%-14s %10s %10s %10s' kernel jit_ms aot_ms render_ms
 for cc in $ccs; do printf ' %10s' "${cc}_ms"; done
-printf ' %8s %8s %10s %10s %8s\n' jit/best aot/best compile_ms load_ms same_bits
+printf ' %8s %8s %8s %10s %10s %8s %8s\n' jit/best aot/best rndr/best compile_ms load_ms same_bits rndr_bits
 for k in $kernels; do
 	for cc in $ccs; do
 		"$cc" -O3 -march=native -ffp-contract=off -std=c11 -o "$tmp/$k.$cc" "$here/kernels/$k.c"
@@ -51,6 +59,13 @@ for k in $kernels; do
 	"$uir" compile "$here/kernels/$k.uir" -o "$tmp/$k.o"
 	cc -O2 -std=c11 -DUIR_AOT -o "$tmp/$k.aot" "$here/kernels/$k.c" "$tmp/$k.o" -lm
 	aot=$("$tmp/$k.aot" "$runs" | awk '{ print $2 }')
+	# the rendered C: its kernel() in the harness; and with --main, its bits against run's
+	"$uir" render "$here/kernels/$k.uir" -o "$tmp/$k.render.c"
+	"$render_cc" -O3 -march=native -ffp-contract=off -std=c11 -pthread -c -o "$tmp/$k.render.o" "$tmp/$k.render.c"
+	cc -O2 -std=c11 -DUIR_RENDERED -o "$tmp/$k.render" "$here/kernels/$k.c" "$tmp/$k.render.o" -pthread -lm
+	rendered=$("$tmp/$k.render" "$runs" | awk '{ print $2 }')
+	"$uir" render --main "$here/kernels/$k.uir" -o "$tmp/$k.main.c"
+	"$render_cc" -O3 -march=native -ffp-contract=off -std=c11 -pthread -o "$tmp/$k.main" "$tmp/$k.main.c" -lm
 	: >"$tmp/exec"
 	: >"$tmp/compile"
 	: >"$tmp/load"
@@ -64,6 +79,10 @@ for k in $kernels; do
 	"$uir" run --engine interp --hash "$here/kernels/$k.uir" >"$tmp/ref" 2>/dev/null || true
 	ok=no
 	cmp -s "$tmp/out" "$tmp/ref" && ok=yes
+	# (the full print of the JIT, whose bits are checked above, against the rendered main's)
+	rok=no
+	"$tmp/$k.main" | cksum >"$tmp/rout" && "$uir" run --engine jit "$here/kernels/$k.uir" | cksum >"$tmp/rref" &&
+		cmp -s "$tmp/rout" "$tmp/rref" && rok=yes
 	jit=$(median <"$tmp/exec")
 	best=""
 	line=""
@@ -74,6 +93,7 @@ for k in $kernels; do
 	done
 	ratio=$(awk -v a="$jit" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
 	aratio=$(awk -v a="$aot" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
-	printf '%-14s %10s %10s%s %8s %8s %10s %10s %8s\n' "$k" "$jit" "$aot" "$line" "$ratio" "$aratio" \
-		"$(median <"$tmp/compile")" "$(median <"$tmp/load")" "$ok"
+	rratio=$(awk -v a="$rendered" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
+	printf '%-14s %10s %10s %10s%s %8s %8s %8s %10s %10s %8s %8s\n' "$k" "$jit" "$aot" "$rendered" "$line" \
+		"$ratio" "$aratio" "$rratio" "$(median <"$tmp/compile")" "$(median <"$tmp/load")" "$ok" "$rok"
 done

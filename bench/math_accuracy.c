@@ -5,7 +5,12 @@
  * of the f32 result, and the count of results that differ from the double reference
  * rounded to f32 (probably not correctly rounded). Those are checked again against the
  * x87 long double functions (exp2l, log2l, sinl, cosl), and the count still differing is
- * reported as "not CR (long double)".
+ * reported as "not CR (long double)". Built with -DUSE_MPFR (link -lmpfr -lgmp), every
+ * input whose double reference lies within 2 ulps (of double) of an f32 rounding boundary
+ * (a midpoint, or the overflow threshold) is "undecided" and its correctly rounded result
+ * comes from MPFR; "not_CR(mpfr)" then counts the results that differ from the correctly
+ * rounded one (decided inputs: the double reference rounded to f32). Without MPFR the
+ * undecided inputs are only counted.
  * f64: a random sample (splitmix64) spread over the whole exponent range plus special
  * ranges (near 0, near 1, near multiples of pi/2, arguments up to 2^1024) against long
  * double: max error in ulps and the count differing from the long double reference
@@ -15,7 +20,8 @@
  * first; every mismatch is printed.
  *
  * Build: cc -O2 -ffp-contract=off -pthread bench/math_accuracy.c -o math_accuracy -lm
- *        (add -DUSE_QUADMATH ... -lquadmath for the __float128 recheck)
+ *        (add -DUSE_QUADMATH ... -lquadmath for the __float128 recheck, and
+ *        -DUSE_MPFR ... -lmpfr -lgmp for the MPFR decision)
  * Usage: math_accuracy [-f exp2,log2,sin,cos] [-t f32|f64|both] [-r LO:HI] [-k STRIDE]
  *                      [-n N] [-Q] [-j THREADS] [-s SEED] [--speed]
  *   -r LO:HI   f32 bit patterns LO..HI inclusive (hex), default 0:ffffffff
@@ -39,6 +45,9 @@
 #include <unistd.h>
 #ifdef USE_QUADMATH
 #include <quadmath.h>
+#endif
+#ifdef USE_MPFR
+#include <mpfr.h>
 #endif
 
 #include "../runtime/uir_math.h"
@@ -179,6 +188,8 @@ struct stats {
 	double max_ulp;
 	uint64_t max_at; /* input bits of the max */
 	uint64_t tested, not_cr_d, not_cr_ld, not_cr_q;
+	uint64_t undecided;  /* f32: double reference too close to an f32 midpoint */
+	uint64_t not_cr;     /* f32: differ from the correctly rounded result (MPFR build) */
 };
 
 struct job {
@@ -203,7 +214,55 @@ static void merge(struct stats *into, const struct stats *s)
 	into->not_cr_d += s->not_cr_d;
 	into->not_cr_ld += s->not_cr_ld;
 	into->not_cr_q += s->not_cr_q;
+	into->undecided += s->undecided;
+	into->not_cr += s->not_cr;
 }
+
+/* Whether the double reference d (glibc: error below 1 ulp of double, see the glibc manual's
+ * "Errors in Math Functions"; we allow 2) is far enough from every f32 rounding boundary
+ * (a midpoint between two adjacent f32 values, or the overflow threshold 2^128 - 2^103) that
+ * (float)d is certainly the correctly rounded f32 result. Exact boundaries count as too
+ * close: the exact value may be the midpoint itself (exp2(-150) = 2^-150). */
+static int decided_f32(double d)
+{
+	double a = fabs(d), f, lo, hi, mlo, mhi, tol;
+	if (d != d || isinf(d) || a == 0.0)
+		return 1;
+	if (a >= 0x1p128) /* rounds to inf either way, up to error 2 ulp of double */
+		return a - 2 * ldexp(1.0, ilogb(a) - 52) >= 0x1.ffffffp127;
+	f = (float)a;
+	if (isinf(f))
+		f = 0x1.fffffep127;
+	lo = f == 0.0 ? -0x1p-149 : (double)nextafterf((float)f, 0.0f);
+	hi = f == 0x1.fffffep127 ? 0x1p128 : (double)nextafterf((float)f, INFINITY);
+	mlo = (f + lo) / 2; /* exact: f32 values have 24 bits */
+	mhi = (f + hi) / 2;
+	tol = 2 * (a < 0x1p-1022 ? 0x1p-1074 : ldexp(1.0, ilogb(a) - 52));
+	return a - mlo > tol && mhi - a > tol;
+}
+
+#ifdef USE_MPFR
+/* The correctly rounded f32 result of fn at x: MPFR at 256 bits, then rounded once to
+ * float by mpfr_get_flt (round to nearest, ties to even; subnormals included). No f32 input
+ * of these functions has an exact value within 2^-256 of a midpoint that is not the
+ * midpoint itself (exact cases: exp2 of integers and of -150; MPFR marks them exact). */
+static float mpfr_cr_f32(int fn, float x)
+{
+	mpfr_t m;
+	float r;
+	mpfr_init2(m, 256);
+	mpfr_set_flt(m, x, MPFR_RNDN);
+	switch (fn) {
+	case F_EXP2: mpfr_exp2(m, m, MPFR_RNDN); break;
+	case F_LOG2: mpfr_log2(m, m, MPFR_RNDN); break;
+	case F_SIN: mpfr_sin(m, m, MPFR_RNDN); break;
+	default: mpfr_cos(m, m, MPFR_RNDN); break;
+	}
+	r = mpfr_get_flt(m, MPFR_RNDN);
+	mpfr_clear(m);
+	return r;
+}
+#endif
 
 static void run_f32(const struct job *jb, uint64_t from, uint64_t count, struct stats *st)
 {
@@ -223,6 +282,17 @@ static void run_f32(const struct job *jb, uint64_t from, uint64_t count, struct 
 			if (!same_f32(y, (float)ref_ld(jb->fn, (long double)x)))
 				st->not_cr_ld++;
 		}
+		if (!decided_f32(ref)) {
+			st->undecided++;
+#ifdef USE_MPFR
+			if (!same_f32(y, mpfr_cr_f32(jb->fn, x)))
+				st->not_cr++;
+#endif
+		}
+#ifdef USE_MPFR
+		else if (!same_f32(y, (float)ref))
+			st->not_cr++;
+#endif
 	}
 }
 
@@ -344,7 +414,7 @@ static void run_f64(const struct job *jb, uint64_t chunk, uint64_t count, struct
 static void *worker(void *arg)
 {
 	struct job *jb = arg;
-	struct stats st = { 0, 0, 0, 0, 0, 0 };
+	struct stats st = { 0, 0, 0, 0, 0, 0, 0, 0 };
 	for (;;) {
 		uint64_t c, from, count;
 		pthread_mutex_lock(&jb->lock);
@@ -407,11 +477,17 @@ static double measure(int fn, int f64, uint64_t lo, uint64_t stride, uint64_t n,
 		       func_names[fn], (unsigned long long)jb.total.tested, jb.total.max_ulp,
 		       f64_of(jb.total.max_at), "-", l, q, secs);
 	} else {
-		printf("%-5s f32  %12llu  %11.9f  %-24a  %11llu  %11llu  %11s  %8.1f s\n",
+		char c[32] = "n/a";
+#ifdef USE_MPFR
+		snprintf(c, sizeof c, "%llu", (unsigned long long)jb.total.not_cr);
+#endif
+		printf("%-5s f32  %12llu  %11.9f  %-24a  %11llu  %11llu  %11s  %8.1f s"
+		       "  undecided %llu  not_CR(mpfr) %s\n",
 		       func_names[fn], (unsigned long long)jb.total.tested, jb.total.max_ulp,
 		       (double)f32_of((uint32_t)jb.total.max_at),
 		       (unsigned long long)jb.total.not_cr_d,
-		       (unsigned long long)jb.total.not_cr_ld, "-", secs);
+		       (unsigned long long)jb.total.not_cr_ld, "-", secs,
+		       (unsigned long long)jb.total.undecided, c);
 	}
 	fflush(stdout);
 	return jb.total.max_ulp;

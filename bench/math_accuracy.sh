@@ -7,7 +7,9 @@
 #   bench/math_accuracy.sh ARGS...    any other arguments go to the program as they are
 #
 # The binary goes to $OUT (default /tmp/uir-math-accuracy). With gcc's libquadmath present
-# the f64 mismatches are checked again in __float128. Exit status: the program's.
+# the f64 mismatches are checked again in __float128; with MPFR (libmpfr-dev) the f32 inputs
+# whose double reference is too close to a rounding boundary are decided by MPFR.
+# Exit status: the program's.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/uir-math-accuracy}
@@ -20,6 +22,12 @@ if printf '#include <quadmath.h>\nint main(void){return (int)sinq(0);}\n' |
 	libs="-lquadmath -lm"
 else
 	libs="-lm"
+fi
+# MPFR (libmpfr-dev) decides the f32 inputs the double reference cannot (optional).
+if printf '#include <mpfr.h>\nint main(void){mpfr_t m; mpfr_init2(m, 64); mpfr_clear(m); return 0;}\n' |
+	$cc -x c - -o "$out/mtest" -lmpfr -lgmp >/dev/null 2>&1; then
+	flags="$flags -DUSE_MPFR"
+	libs="-lmpfr -lgmp $libs"
 fi
 $cc $flags "$here/math_accuracy.c" -o "$out/math_accuracy" $libs
 case "${1:-quick}" in

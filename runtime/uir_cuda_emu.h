@@ -12,10 +12,15 @@
  *   - __syncthreads() is a real barrier of the block's threads;
  *   - threadIdx, blockIdx, blockDim and gridDim are per thread (thread_local);
  *   - atomicAdd/Min/Max/CAS are real atomic operations;
- *   - cudaMalloc, cudaMemcpy, cudaFree, cudaMemcpyFromSymbol work on host memory.
+ *   - cudaMalloc, cudaMemcpy, cudaMemset, cudaFree, cudaMemcpyFromSymbol work on host
+ *     memory; launches are synchronous; events read the host's clock.
  * A missing barrier is therefore a real race. UIR_EMU_ORDER=forward|reverse|random:SEED
  * changes the order in which a block's threads are started (forward by default), to make
- * races show.
+ * races show. The pool runs on the CPU the launch started on (Linux), which halves the
+ * cost of a barrier; UIR_EMU_PIN=0 lets the threads run in parallel on every CPU.
+ *
+ * `uir test` carries this file's text inside the uir binary (src/test/embed_text.py) and
+ * writes it into each `# cuda` test's temporary folder.
  *
  * Linux: waits are futexes. Elsewhere: a mutex and condition variables. The header
  * includes little (no <functional>, <vector>, <sys/syscall.h>), so that few macros can
@@ -30,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #ifdef __linux__
 #include <asm/unistd.h> /* __NR_futex (not <sys/syscall.h>: its SYS_* macros could hit names) */
 #include <unistd.h>
@@ -104,6 +110,7 @@ struct uir_emu_pool {
 	uint32_t done;                   /* threads finished with the current block */
 	uint32_t bar_count, bar_gen;     /* the barrier */
 	uint32_t order_seq;              /* blocks started so far (random orders differ) */
+	int cpu;                         /* the CPU the pool runs on, or -1 (not pinned) */
 };
 inline uir_emu_pool uir_emu;
 
@@ -121,12 +128,48 @@ static inline void __syncthreads(void)
 	}
 }
 
+/* Pins the calling thread to CPU (Linux; raw system calls, so that no <sched.h> macro can
+ * clash with the program's names). */
+static inline void uir_emu_pin(int cpu)
+{
+#if defined(__linux__) && defined(__NR_sched_setaffinity)
+	unsigned long mask[1024 / (8 * sizeof(unsigned long))];
+	if (cpu < 0 || cpu >= 1024)
+		return;
+	memset(mask, 0, sizeof mask);
+	mask[cpu / (8 * sizeof(unsigned long))] = 1ul << (cpu % (8 * sizeof(unsigned long)));
+	syscall(__NR_sched_setaffinity, 0, sizeof mask, mask);
+#else
+	(void)cpu;
+#endif
+}
+
+/* The CPU to run the pool on: the launcher's current one, unless UIR_EMU_PIN=0. One CPU
+ * makes a barrier about half as costly (no wake-ups across CPUs); the block's threads
+ * still interleave at every barrier and wherever the OS preempts them, so a missing
+ * barrier still races. UIR_EMU_PIN=0 lets them run in parallel on every CPU. */
+static inline int uir_emu_pick_cpu(void)
+{
+#if defined(__linux__) && defined(__NR_getcpu) && defined(__NR_sched_setaffinity)
+	const char *e = getenv("UIR_EMU_PIN");
+	unsigned int cpu = 0;
+	if (e && !strcmp(e, "0"))
+		return -1;
+	if (syscall(__NR_getcpu, &cpu, NULL, NULL) != 0)
+		return -1;
+	return (int)cpu;
+#else
+	return -1;
+#endif
+}
+
 /* A pool thread: runs the kernel for each block it is started on. */
 static void *uir_emu_worker(void *arg)
 {
 	unsigned int i = (unsigned int)(uintptr_t)arg;
 	uir_emu_pool &p = uir_emu;
 	uint32_t seen = 0;
+	uir_emu_pin(p.cpu);
 	for (;;) {
 		uir_emu_wait(&p.go[i], seen);
 		seen = __atomic_load_n(&p.go[i], __ATOMIC_ACQUIRE);
@@ -147,6 +190,10 @@ static inline void uir_emu_grow(unsigned int n)
 {
 	uir_emu_pool &p = uir_emu;
 	pthread_attr_t attr;
+	if (p.nthreads == 0) {
+		p.cpu = uir_emu_pick_cpu();
+		uir_emu_pin(p.cpu);
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, (size_t)256 << 10);
 	while (p.nthreads < n) {
@@ -247,6 +294,46 @@ template <class F> static inline void uir_emu_launch(unsigned int grid, unsigned
 
 #define UIR_LAUNCH(name, grid, block, ...) uir_emu_launch((grid), (block), [=]() { name(__VA_ARGS__); })
 
+/* ---- CUDA's vector types, for the aligned vector accesses of render-cuda ---- */
+
+/* may_alias: the rendering stores a float4 where floats are read (as CUDA does). */
+#define UIR_EMU_VEC2(T, name)                                                                      \
+	struct __attribute__((may_alias, aligned(2 * sizeof(T)))) name {                            \
+		T x, y;                                                                            \
+	};                                                                                         \
+	static inline name make_##name(T x, T y) { return name{ x, y }; }
+#define UIR_EMU_VEC4(T, name)                                                                      \
+	struct __attribute__((may_alias, aligned(4 * sizeof(T)))) name {                            \
+		T x, y, z, w;                                                                      \
+	};                                                                                         \
+	static inline name make_##name(T x, T y, T z, T w) { return name{ x, y, z, w }; }
+UIR_EMU_VEC2(float, float2)
+UIR_EMU_VEC4(float, float4)
+UIR_EMU_VEC2(int, int2)
+UIR_EMU_VEC4(int, int4)
+UIR_EMU_VEC2(unsigned int, uint2)
+UIR_EMU_VEC4(unsigned int, uint4)
+UIR_EMU_VEC2(double, double2)
+UIR_EMU_VEC2(long long, longlong2)
+UIR_EMU_VEC2(unsigned long long, ulonglong2)
+#undef UIR_EMU_VEC2
+#undef UIR_EMU_VEC4
+
+/* ---- rounding intrinsics a hand-written kernel may use (round to nearest even) ---- */
+
+static inline float __fadd_rn(float a, float b) { return a + b; }
+static inline float __fsub_rn(float a, float b) { return a - b; }
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline float __fdiv_rn(float a, float b) { return a / b; }
+static inline float __fsqrt_rn(float a) { return sqrtf(a); }
+static inline float __fmaf_rn(float a, float b, float c) { return fmaf(a, b, c); }
+static inline double __dadd_rn(double a, double b) { return a + b; }
+static inline double __dsub_rn(double a, double b) { return a - b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+static inline double __ddiv_rn(double a, double b) { return a / b; }
+static inline double __dsqrt_rn(double a) { return sqrt(a); }
+static inline double __fma_rn(double a, double b, double c) { return fma(a, b, c); }
+
 /* ---- atomics (return the old value, as CUDA's do) ---- */
 
 static inline int atomicAdd(int *p, int v)
@@ -336,7 +423,43 @@ static inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_
 	memcpy(dst, (const char *)&symbol + offset, n);
 	return cudaSuccess;
 }
+static inline cudaError_t cudaMemset(void *p, int v, size_t n)
+{
+	memset(p, v, n);
+	return cudaSuccess;
+}
 static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+
+/* Events (the timing main of render-cuda --main -DUIR_TIME): host wall-clock times. Launches
+ * are synchronous here, so recording an event is reading the clock. */
+typedef void *cudaStream_t;
+struct uir_emu_event {
+	double ms;
+};
+typedef uir_emu_event *cudaEvent_t;
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+	*e = (cudaEvent_t)calloc(1, sizeof(uir_emu_event));
+	return *e ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = 0)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	e->ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+	return cudaSuccess;
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+	*ms = (float)(b->ms - a->ms);
+	return cudaSuccess;
+}
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	free(e);
+	return cudaSuccess;
+}
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
 static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "out of memory" : "no error"; }
 

@@ -64,13 +64,6 @@ int cmd_check(int argc, char **argv)
 	return n ? UIR_EXIT_ERROR : UIR_EXIT_OK;
 }
 
-static int not_yet(int argc, char **argv)
-{
-	(void)argc;
-	fprintf(stderr, "uir: '%s' is not implemented yet\n", argv[0]);
-	return UIR_EXIT_USAGE;
-}
-
 static int cmd_test(int argc, char **argv)
 {
 	char self[4096];
@@ -91,7 +84,7 @@ static const struct {
 	{ "render", cmd_render },
 	{ "render-cuda", cmd_render_cuda },
 	{ "llvm", cmd_llvm },
-	{ "ptx", not_yet },
+	{ "ptx", cmd_ptx },
 	{ "compile", cmd_compile },
 };
 

@@ -19,6 +19,15 @@
 #include <string.h>
 #include <time.h>
 
+/* With UIR_AOT the kernel comes from another object: `uir compile NAME.uir` (returns int,
+ * 0 or a fault), or with UIR_RENDERED too, the C of `uir render NAME.uir` (returns void). */
+#ifdef UIR_RENDERED
+#define UIR_AOT 1
+#define UIR_KERNEL_RESULT void
+#else
+#define UIR_KERNEL_RESULT int
+#endif
+
 /* Wall-clock ms, or the process's CPU ms when BENCH_CPU is set (a busy machine). */
 static double bench_now_ms(void)
 {

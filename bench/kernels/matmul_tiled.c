@@ -9,8 +9,9 @@ static void setup(void) { A = bench_floats(N * N, 1); B = bench_floats(N * N, 2)
 static void release(void) { free(A); free(B); free(C); }
 
 #ifdef UIR_AOT
-/* the kernel of `uir compile matmul_tiled.uir -o OBJ` (bench/jit_bench.sh links it in) */
-int kernel(float *A, float *B, float *C);
+/* the kernel of `uir compile matmul_tiled.uir -o OBJ`, or with UIR_RENDERED of
+ * `uir render matmul_tiled.uir` (bench/jit_bench.sh links it in) */
+UIR_KERNEL_RESULT kernel(float *A, float *B, float *C);
 
 static void run(void) { kernel(A, B, C); }
 #else

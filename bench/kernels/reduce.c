@@ -14,8 +14,9 @@ static void release(void)
 }
 
 #ifdef UIR_AOT
-/* the kernel of `uir compile reduce.uir -o OBJ` (bench/jit_bench.sh links it in) */
-int kernel(float *x, float *sum);
+/* the kernel of `uir compile reduce.uir -o OBJ`, or with UIR_RENDERED of
+ * `uir render reduce.uir` (bench/jit_bench.sh links it in) */
+UIR_KERNEL_RESULT kernel(float *x, float *sum);
 
 static void run(void) { kernel(x, &sum); }
 #else

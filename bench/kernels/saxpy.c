@@ -8,8 +8,9 @@ static void setup(void) { x = bench_floats(N, 1); y = bench_floats(N, 2); }
 static void release(void) { free(x); free(y); }
 
 #ifdef UIR_AOT
-/* the kernel of `uir compile saxpy.uir -o OBJ` (bench/jit_bench.sh links it in) */
-int kernel(float *x, float *y);
+/* the kernel of `uir compile saxpy.uir -o OBJ`, or with UIR_RENDERED of
+ * `uir render saxpy.uir` (bench/jit_bench.sh links it in) */
+UIR_KERNEL_RESULT kernel(float *x, float *y);
 
 static void run(void) { kernel(x, y); }
 #else

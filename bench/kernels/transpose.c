@@ -8,8 +8,9 @@ static void setup(void) { a = bench_floats((size_t)N * N, 1); b = bench_zeros((s
 static void release(void) { free(a); free(b); }
 
 #ifdef UIR_AOT
-/* the kernel of `uir compile transpose.uir -o OBJ` (bench/jit_bench.sh links it in) */
-int kernel(float *a, float *b);
+/* the kernel of `uir compile transpose.uir -o OBJ`, or with UIR_RENDERED of
+ * `uir render transpose.uir` (bench/jit_bench.sh links it in) */
+UIR_KERNEL_RESULT kernel(float *a, float *b);
 
 static void run(void) { kernel(a, b); }
 #else

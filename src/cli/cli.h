@@ -9,6 +9,7 @@ int cmd_llvm(int argc, char **argv);    /* src/cli/llvm.c */
 int cmd_compile(int argc, char **argv); /* src/cli/llvm.c */
 int cmd_render(int argc, char **argv);      /* src/cli/render.c */
 int cmd_render_cuda(int argc, char **argv); /* src/cli/render.c */
+int cmd_ptx(int argc, char **argv);         /* src/cli/ptx.c */
 
 /* Prints `uir: message` for bad usage and returns UIR_EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

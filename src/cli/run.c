@@ -35,7 +35,10 @@ static const char run_usage[] =
 	"  --threads N               worker threads, 1 to 1024 (default: UIR_THREADS, else\n"
 	"                            the number of cores); the result is the same for every N\n"
 	"  --no-bounds-check         JIT: leave out the run-time bounds checks (E0601)\n"
-	"  --time                    print where the time went on standard error\n";
+	"  --time                    print where the time went on standard error\n"
+	"  --racecheck               run in the interpreter, reporting the first two iterations\n"
+	"                            of a parallel loop that race (E0504); runs programs that\n"
+	"                            check rejects only for races (docs/commands.md)\n";
 
 typedef struct Input {
 	const char *name, *path;
@@ -51,6 +54,7 @@ typedef struct RunArgs {
 	int threads;
 	UirEngine engine;
 	bool no_bounds, time;
+	bool racecheck; /* --racecheck: src/interp/racecheck.c */
 } RunArgs;
 
 /* N as a thread count: an integer from 1 to 1024, else -1. */
@@ -76,6 +80,7 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		{ "threads", required_argument, NULL, 't' },
 		{ "no-bounds-check", no_argument, NULL, 'B' },
 		{ "time", no_argument, NULL, 'T' },
+		{ "racecheck", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -118,6 +123,9 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		case 'T':
 			a->time = true;
 			break;
+		case 'R': /* --racecheck */
+			a->racecheck = true;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return UIR_EXIT_OK;
@@ -132,6 +140,8 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 	a->file = argv[optind];
 	if (!engine_parse(engine, &a->engine))
 		return usage_error("run", "--engine is auto, jit or interp, found '%s'", engine);
+	if (a->racecheck && a->engine == UIR_ENGINE_JIT) /* --racecheck */
+		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
 	if (!a->threads) {
 		const char *env = getenv("UIR_THREADS");
 		if (env && *env && parse_threads(env) < 0)
@@ -271,7 +281,7 @@ static int run_file(const RunArgs *a)
 	if (!p)
 		return UIR_EXIT_ERROR;
 	int rc = check_names(p, a);
-	if (rc < 0 && uir_check(p, 0, stderr) != 0)
+	if (rc < 0 && (a->racecheck ? race_check_program(p, stderr) : uir_check(p, 0, stderr)) != 0)
 		rc = UIR_EXIT_ERROR;
 	times.parse_check = uir_now_ms() - t0;
 	void **data = NULL;
@@ -285,7 +295,7 @@ static int run_file(const RunArgs *a)
 			rc = UIR_EXIT_ERROR;
 	if (rc < 0) {
 		RunOptions opt = { a->threads, !a->no_bounds };
-		int erc = engine_run(p, data, a->engine, &opt, &times);
+		int erc = a->racecheck ? interp_run_racecheck(p, data) : engine_run(p, data, a->engine, &opt, &times);
 		if (erc != 0)
 			rc = erc;
 	}

@@ -7,8 +7,10 @@
 #include "buffers.h"
 #include "uir_init.h"
 #include "uir_npy.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 Scalar buffer_get(const void *data, UirType t, int64_t i)
 {
@@ -98,6 +100,20 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 		return 0;
 	case INIT_RANDOM: {
 		uint32_t seed = (uint32_t)m->seed->val.u;
+		double lo = m->has_range ? m->flo : -1.0, hi = m->has_range ? m->fhi : 1.0;
+		/* the float types without a switch per element (start-up of small runs) */
+		if (m->ty == UIR_F32) {
+			float *d = dst;
+			for (int64_t i = 0; i < n; i++)
+				d[i] = uir_random_f32(seed, (uint64_t)i, lo, hi);
+			return 0;
+		}
+		if (m->ty == UIR_F64) {
+			double *d = dst;
+			for (int64_t i = 0; i < n; i++)
+				d[i] = uir_random_f64(seed, (uint64_t)i, lo, hi);
+			return 0;
+		}
 		for (int64_t i = 0; i < n; i++)
 			buffer_set(dst, m->ty, i, random_value(m, seed, i));
 		return 0;
@@ -114,13 +130,68 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 	unreachable();
 }
 
+#ifdef MADV_HUGEPAGE
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_FROM ((size_t)4 << 20) /* buffers this big ask for transparent huge pages */
+
+/* madvise(ADVICE) on the whole pages of ALIGN bytes inside [P, P + BYTES); errors ignored
+ * (it is only advice: the memory is the same either way). */
+static void advise(void *p, size_t bytes, size_t align, int advice)
+{
+	uintptr_t lo = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	uintptr_t hi = ((uintptr_t)p + bytes) & ~(uintptr_t)(align - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, advice);
+}
+#endif
+
+/* BYTES zeroed bytes aligned to BUFFERS_ALIGN, freed with aligned_free(); NULL when out of
+ * memory. calloc keeps its lazily zeroed pages for big blocks (no memset of 64 MiB before
+ * a kernel that overwrites it); the block is over-allocated by BUFFERS_ALIGN and the
+ * pointer calloc returned is kept in the word just below the aligned one (calloc's result
+ * is at least 16-byte aligned, so there are always at least 16 bytes of room).
+ *
+ * Page faults are most of the set-up time of big buffers (a 64 MiB `random` buffer: 16,000
+ * faults of 4 KiB, 330-420 ms of CPU on this virtual machine), so blocks of HUGE_FROM
+ * bytes or more ask for transparent huge pages (MADV_HUGEPAGE, which the kernel honours
+ * in its default `madvise` mode: 630 faults, 46-73 ms), which also left the JIT'd saxpy
+ * over 16M as fast or faster. (Pre-faulting with MADV_POPULATE_WRITE was measured and
+ * dropped: it halved the set-up of 4 KiB pages but made the kernels after it up to 2x
+ * slower on this machine.) */
+static void *aligned_zalloc(size_t bytes)
+{
+	if (bytes > SIZE_MAX - BUFFERS_ALIGN)
+		return NULL;
+	char *raw = calloc(1, bytes + BUFFERS_ALIGN);
+	if (!raw)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (bytes >= HUGE_FROM)
+		advise(raw, bytes + BUFFERS_ALIGN, HUGE_PAGE, MADV_HUGEPAGE);
+#endif
+	uintptr_t a = ((uintptr_t)raw + BUFFERS_ALIGN) & ~(uintptr_t)(BUFFERS_ALIGN - 1);
+	char *data = raw + (a - (uintptr_t)raw);
+	memcpy(data - sizeof raw, &raw, sizeof raw);
+	return data;
+}
+
+static void aligned_free(void *data)
+{
+	if (!data)
+		return;
+	char *raw;
+	memcpy(&raw, (char *)data - sizeof raw, sizeof raw);
+	free(raw);
+}
+
 void **buffers_create(UirProgram *p)
 {
 	void **data = xcalloc((size_t)p->nbufs + 1, sizeof *data);
 	for (int i = 0; i < p->nbufs; i++) {
 		const Mem *m = p->bufs[i];
 		char why[256];
-		data[i] = calloc((size_t)m->size, (size_t)uir_type_size(m->ty));
+		size_t esize = (size_t)uir_type_size(m->ty);
+		data[i] = (size_t)m->size > SIZE_MAX / esize ? NULL : aligned_zalloc((size_t)m->size * esize);
 		if (!data[i]) {
 			fprintf(p->err, "%s: error: out of memory for buffer %s (%lld bytes)\n", p->path, m->name,
 				(long long)m->size * uir_type_size(m->ty));
@@ -141,7 +212,7 @@ void buffers_free(UirProgram *p, void **data)
 	if (!data)
 		return;
 	for (int i = 0; i < p->nbufs; i++)
-		free(data[i]);
+		aligned_free(data[i]);
 	free(data);
 }
 

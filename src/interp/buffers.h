@@ -9,9 +9,13 @@
 
 #include "../uir_internal.h"
 
-/* Allocates every buffer of P and applies its INIT (zeros, fill, iota, random, list,
- * file). Returns a malloc'ed array of p->nbufs data pointers, to be freed with
- * buffers_free(), or NULL after printing an error on p->err: out of memory, or a `file`
+/* Every buffer's data starts at a multiple of this many bytes (a cache line; the JIT's
+ * 512-bit vector accesses then never straddle two lines). */
+#define BUFFERS_ALIGN 64
+
+/* Allocates every buffer of P, zeroed and BUFFERS_ALIGN-byte aligned, and applies its INIT
+ * (zeros, fill, iota, random, list, file). Returns a malloc'ed array of p->nbufs data
+ * pointers, to be freed with buffers_free() (never with free()), or NULL after printing an error on p->err: out of memory, or a `file`
  * INIT that no longer reads as it did when loading (E0203 at the INIT). */
 void **buffers_create(UirProgram *p);
 

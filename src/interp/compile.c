@@ -8,6 +8,7 @@
  * compiled into the enclosing block, before the loop or if instruction.
  */
 #include "interp_int.h"
+#include "racecheck.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,8 @@ typedef struct Comp {
 	Scalar *init;      /* initial register values */
 	int32_t nregs, capregs;
 	Builder *b;        /* the block being built */
+	RaceState *race;   /* run --racecheck: emit racecheck.c's hooks; else NULL */
+	int outer, inner;  /* thread or global loops, local loops around the code compiled */
 } Comp;
 
 /* Reserves N consecutive registers, initially zero. */
@@ -75,6 +78,20 @@ static void set_access(Comp *c, Insn *in, const Mem *m, Loc at, const char *what
 	in->aux = s;
 }
 
+/* run --racecheck: the hook after an access (Site SITE, offset register OFF, N elements);
+ * none where the access cannot race (outside parallel loops, private memory). */
+static void race_hook(Comp *c, const void *site, int32_t off, int n, int kind)
+{
+	InsnFn fn;
+	const void *aux = race_site(c->race, site, kind, n, c->outer > 0, c->inner > 0, &fn);
+	if (!fn)
+		return;
+	Insn *h = emit(c, fn);
+	h->a = off;
+	h->n = n;
+	h->aux = aux;
+}
+
 static int32_t expr(Comp *c, const Expr *e);
 
 static int32_t load(Comp *c, const Expr *e)
@@ -86,6 +103,8 @@ static int32_t load(Comp *c, const Expr *e)
 	in->a = off;
 	in->n = e->width;
 	set_access(c, in, e->mem, e->loc, e->width > 1 ? fmt_str(&c->p->arena, "load.%d of", e->width) : "load of");
+	if (c->race)
+		race_hook(c, in->aux, off, e->width < 1 ? 1 : e->width, RACE_READ);
 	return d;
 }
 
@@ -202,9 +221,16 @@ static void loop(Comp *c, const Stmt *s)
 	L->idx = new_regs(c, 1);
 	c->slot_reg[s->sym->slot] = L->idx;
 	homed_allocs(c, s, L);
+	bool outer = s->axis == AX_THREAD || s->axis == AX_GLOBAL, inner = s->axis == AX_LOCAL;
+	bool par = outer || inner;
+	c->outer += outer;
+	c->inner += inner;
 	L->body = block(c, s->body);
-	Insn *in = emit(c, L->nzero ? insn_loop_zero : insn_loop);
+	c->outer -= outer;
+	c->inner -= inner;
+	Insn *in = emit(c, c->race && par ? race_insn_loop : L->nzero ? insn_loop_zero : insn_loop);
 	in->aux = L;
+	in->base = (void *)s; /* race_insn_loop: the loop statement */
 }
 
 static void store(Comp *c, const Stmt *s)
@@ -224,6 +250,9 @@ static void store(Comp *c, const Stmt *s)
 	in->a = off;
 	in->b = val;
 	set_access(c, in, s->mem, s->loc, what);
+	if (c->race)
+		race_hook(c, in->aux, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
+			  s->kind != ST_ATOMIC ? RACE_WRITE : s->aop == AT_ADD ? RACE_ADD : s->aop == AT_MIN ? RACE_MIN : RACE_MAX);
 }
 
 static void stmt(Comp *c, const Stmt *s)
@@ -274,9 +303,10 @@ static Block block(Comp *c, const Stmt *s)
 	return blk;
 }
 
-void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Code *code)
+void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Code *code, RaceState *race)
 {
 	Comp c = { 0 };
+	c.race = race;
 	c.p = p;
 	c.arena = arena;
 	c.bufs = bufs;

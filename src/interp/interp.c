@@ -3,6 +3,7 @@
  * register file; a fault leaves the run by longjmp to interp_run(). */
 #include "interp.h"
 #include "interp_int.h"
+#include "racecheck.h"
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
@@ -78,19 +79,20 @@ static void **make_allocs(UirProgram *p)
 	return a;
 }
 
-int interp_run(UirProgram *p, void **bufs, const RunOptions *opt)
+/* Runs P over BUFS; RACE (or NULL) is run --racecheck's record. */
+static int run(UirProgram *p, void **bufs, RaceState *race)
 {
-	(void)opt;
 	void **allocs = make_allocs(p);
 	if (!allocs)
 		return 1;
 	Arena arena = { 0 };
 	Code code;
-	interp_compile(p, bufs, allocs, &arena, &code);
+	interp_compile(p, bufs, allocs, &arena, &code, race);
 	Scalar *R = xmalloc((size_t)code.nregs * sizeof *R);
 	memcpy(R, code.init, (size_t)code.nregs * sizeof *R);
 	Ctx c;
 	c.p = p;
+	c.race = race;
 	int rc = 0;
 	if (setjmp(c.fault) == 0)
 		run_block(&code.top, R, &c);
@@ -102,5 +104,19 @@ int interp_run(UirProgram *p, void **bufs, const RunOptions *opt)
 	for (int i = 0; i < p->nallocs; i++)
 		free(allocs[i]);
 	free(allocs);
+	return rc;
+}
+
+int interp_run(UirProgram *p, void **bufs, const RunOptions *opt)
+{
+	(void)opt;
+	return run(p, bufs, NULL);
+}
+
+int interp_run_racecheck(UirProgram *p, void **bufs)
+{
+	RaceState *race = race_new(p);
+	int rc = run(p, bufs, race);
+	race_free(race);
 	return rc;
 }

@@ -14,4 +14,11 @@
  * sequential and always checked). */
 int interp_run(UirProgram *p, void **bufs, const RunOptions *opt);
 
+/* `uir run --racecheck` (racecheck.c): as interp_run, and records every access of the
+ * parallel loops; returns 1 after printing E0504 for the first two iterations that race. */
+int interp_run_racecheck(UirProgram *p, void **bufs);
+/* The check before such a run: as uir_check(P, 0, ERR), but a program that only the race
+ * rules (E05) reject passes, with a one-line note on ERR. Returns the number of errors. */
+int race_check_program(UirProgram *p, FILE *err);
+
 #endif

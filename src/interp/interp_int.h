@@ -66,6 +66,7 @@ typedef struct IfInfo {
 struct Ctx {
 	UirProgram *p;
 	jmp_buf fault; /* interp_fault() jumps here */
+	struct RaceState *race; /* run --racecheck (racecheck.c); NULL otherwise */
 };
 
 /* A compiled program: the top-level block, the register count and their initial values
@@ -169,8 +170,10 @@ _Noreturn void interp_fault(Ctx *c, const Insn *in, int64_t off);
 
 /* ---- compile.c: the syntax tree to instructions ---- */
 /* Compiles the program P; BUFS[i] and ALLOCS[i] are the data of p->bufs[i] and
- * p->allocs[i]. Instructions live in ARENA; code->init is xmalloc'ed (caller frees). */
-void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Code *code);
+ * p->allocs[i]. Instructions live in ARENA; code->init is xmalloc'ed (caller frees). With
+ * RACE (run --racecheck; else NULL), parallel loops and accesses get racecheck.c's hooks. */
+void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Code *code,
+		    struct RaceState *race);
 
 /* ---- interp.c: control flow ---- */
 void insn_loop(const Insn *in, Scalar *R, Ctx *c);      /* aux: LoopInfo, no homed allocs */

@@ -147,13 +147,52 @@ double engine_estimate(const UirProgram *p)
 	return stmts_cost(p->top);
 }
 
+/* The size of the code the JIT compiles: like stmts_cost(), but a loop counts its body once,
+ * except an `unroll` loop, which is lowered as BOUND copies of its body. */
+static double stmts_size(const Stmt *s)
+{
+	double c = 0;
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			c += expr_cost(s->value);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			c += 1 + expr_cost(s->off) + expr_cost(s->val);
+			break;
+		case ST_IF:
+			c += 1 + expr_cost(s->cond) + stmts_size(s->then_) + stmts_size(s->else_);
+			break;
+		case ST_LOOP: {
+			double copies = s->axis == AX_UNROLL && s->bound_lit > 0 ? (double)s->bound_lit : 1;
+			c += expr_cost(s->value) + copies * (1 + stmts_size(s->body));
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return c;
+}
+
+double engine_code_size(const UirProgram *p)
+{
+	return stmts_size(p->top);
+}
+
+bool engine_auto_jit(const UirProgram *p)
+{
+	return engine_estimate(p) > UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP * engine_code_size(p);
+}
+
 /* ---- running ---- */
 
 int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, UirRunTimes *t)
 {
 	const UirLlvmApi *api = NULL;
 	double load = 0;
-	if (e == UIR_ENGINE_JIT || (e == UIR_ENGINE_AUTO && engine_estimate(p) > UIR_AUTO_JIT_ABOVE)) {
+	if (e == UIR_ENGINE_JIT || (e == UIR_ENGINE_AUTO && engine_auto_jit(p))) {
 		api = uir_llvm_load(&load);
 		if (!api && e == UIR_ENGINE_JIT) {
 			fprintf(stderr, "uir run: --engine jit: %s\n", uir_llvm_error());

@@ -25,8 +25,8 @@ double uir_now_ms(void);
 bool engine_parse(const char *s, UirEngine *e);
 
 /* Runs the checked program P over BUFS (from buffers_create()) on engine E: AUTO
- * interprets when the estimated work is at most UIR_AUTO_JIT_ABOVE (or the JIT cannot be
- * loaded) and JIT-compiles otherwise. RO gives the threads and bounds checking. T (may be
+ * JIT-compiles when engine_auto_jit() says so and the JIT can be loaded, and interprets
+ * otherwise. RO gives the threads and bounds checking. T (may be
  * NULL) gets the load, lower, opt, jit and exec times and the engine. Returns 0; 1 after
  * printing E0601 or an out-of-memory error; 64 when E is JIT and the back end is not
  * available (after a message); 70 after an internal error. */
@@ -39,12 +39,22 @@ void engine_print_times(FILE *f, const UirRunTimes *t);
  * counting loops with a non-literal bound as UIR_AUTO_UNKNOWN_TRIPS iterations. */
 double engine_estimate(const UirProgram *p);
 
-/* `--engine auto` JIT-compiles programs whose estimate is above this, the break-even
- * point measured in docs/llvm.md: the interpreter runs about 5.5e8 such units a second
- * of CPU on scalar code, and a JIT run costs about 55 ms of CPU before the kernel starts
- * (loading the back end, optimising, generating code), which the interpreter spends on
- * about 3e7 units. (PostgreSQL's jit_above_cost is the model.) */
+/* The size of the code P compiles to, in the same units (ops, loads, stores, loops), each
+ * `unroll` loop counted as BOUND copies of its body and every other loop once. */
+double engine_code_size(const UirProgram *p);
+
+/* Whether `--engine auto` JIT-compiles P: when its estimated work is above
+ * UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP * engine_code_size(P), the break-even point
+ * measured in docs/llvm.md. The interpreter runs about 5.5e8 units a second of CPU on
+ * scalar code; a JIT run costs about 55 ms of CPU before the kernel starts for a small
+ * program (loading the back end, optimising, generating code), which the interpreter
+ * spends on about 3e7 units, plus about 0.05 ms per unit of code (the O3 pipeline and
+ * code generation grow faster than linearly: 4096 unrolled copies of a 10-op body took
+ * 1.9 s), which the interpreter spends on about 2.75e4 units. (PostgreSQL's
+ * jit_above_cost is the model.) */
+bool engine_auto_jit(const UirProgram *p);
 #define UIR_AUTO_JIT_ABOVE 3e7
+#define UIR_AUTO_JIT_PER_OP 2.75e4
 #define UIR_AUTO_UNKNOWN_TRIPS 1000.0
 
 /* Loads the LLVM back end (once). Returns its table, or NULL with the reason in

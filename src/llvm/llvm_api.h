@@ -11,7 +11,7 @@
 
 #include "../uir_internal.h"
 
-#define UIR_LLVM_API_VERSION 3
+#define UIR_LLVM_API_VERSION 4
 
 /* How to compile a program. */
 typedef struct UirJitOptions {
@@ -33,6 +33,13 @@ typedef struct UirJitTimes {
 /* What `uir compile` writes. */
 typedef enum { UIR_EMIT_OBJECT, UIR_EMIT_ASM, UIR_EMIT_IR } UirEmitKind;
 
+/* How `uir ptx` compiles a program (ptx.c). */
+typedef struct UirPtxOptions {
+	const char *arch;  /* "sm_90" (default when NULL) ... */
+	bool llvm_ir;      /* the NVPTX LLVM IR after optimisation instead of PTX */
+	bool bounds_check; /* record out-of-bounds accesses in uir_fault */
+} UirPtxOptions;
+
 typedef struct UirLlvmApi {
 	int version; /* UIR_LLVM_API_VERSION */
 	/* Runs the checked program P over BUFS (as buffers_create() makes them). Returns 0; 1
@@ -46,6 +53,12 @@ typedef struct UirLlvmApi {
 	 * o->cpu), exporting `int kernel(T *b0, ...)`. Returns 0, 1 when PATH cannot be
 	 * written (after a message on stderr), 64 for an unknown CPU, 70 for internal errors. */
 	int (*emit)(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const char *path);
+	/* The PTX (or NVPTX LLVM IR) of the checked program P, which must be in kernel form,
+	 * into *TEXT (malloc'ed). Returns 0, 64 for an unknown arch or 70 after a message. */
+	int (*ptx)(UirProgram *p, const UirPtxOptions *o, char **text);
+	/* Prints on p->err the E0601 of the fault code CODE that the kernels of ptx()'s
+	 * output recorded in `uir_fault` (as `run` words it). Returns 0, or 70. */
+	int (*ptx_fault)(UirProgram *p, const UirPtxOptions *o, uint64_t code);
 } UirLlvmApi;
 
 /* The module's one exported symbol. */

@@ -44,7 +44,7 @@ static LLVMAttributeRef enum_attr(L *l, const char *name)
 
 /* ---- functions and their exit block ---- */
 
-static void fn_begin(L *l, Fn *f, LLVMValueRef fn, const Stmt *par)
+void fn_begin(L *l, Fn *f, LLVMValueRef fn, const Stmt *par)
 {
 	memset(f, 0, sizeof *f);
 	f->fn = fn;
@@ -85,7 +85,7 @@ static void fail_if(L *l, LLVMValueRef fail, LLVMValueRef code, const char *name
 /* Ends the normal path with code 0 and builds `done` (the phi of codes). The builder is
  * left at the end of `done`, before its return: the caller adds clean-up and returns
  * the value it gets. */
-static LLVMValueRef fn_close(L *l)
+LLVMValueRef fn_close(L *l)
 {
 	Fn *f = l->fn;
 	fn_exit(l, LLVMConstInt(l->t_i64, 0, 0));
@@ -102,7 +102,7 @@ static LLVMValueRef fn_close(L *l)
 
 /* An alloca of type T (aligned to ALIGN bytes) at the start of the current function's
  * entry block, so that it is a static alloca whatever block the builder is in. */
-static LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned align)
+LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned align)
 {
 	LLVMBuilderRef eb = LLVMCreateBuilderInContext(l->cx);
 	LLVMValueRef first = LLVMGetFirstInstruction(l->fn->entry);
@@ -158,6 +158,8 @@ static int add_site(L *l, const Mem *m, Loc loc, const char *what, int width, co
 
 LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int width, Loc loc, const char *what)
 {
+	if (l->slot && l->slot[mem_slot(l, m)])
+		return l->memptr[mem_slot(l, m)]; /* GPU: acc[t], this thread's register */
 	bool proven = r.known && r.lo >= 0 && r.hi + width - 1 <= m->size - 1;
 	LLVMValueRef idx;
 	if (proven) {
@@ -174,7 +176,12 @@ LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int widt
 			: LLVMBuildICmp(l->b, LLVMIntULE, idx, i64c(l, limit), "inb");
 		LLVMValueRef code = LLVMBuildOr(l->b, i64c(l, (int64_t)((uint64_t)(site + 1) << 32)),
 						LLVMBuildZExt(l->b, off, l->t_i64, ""), "");
-		fail_if(l, LLVMBuildNot(l->b, ok, ""), code, "oob");
+		if (l->gpu) { /* record the fault and go on at offset 0, as render-cuda does */
+			l->gpu->fault(l, LLVMBuildNot(l->b, ok, ""), code);
+			idx = LLVMBuildSelect(l->b, ok, idx, i64c(l, 0), "");
+		} else {
+			fail_if(l, LLVMBuildNot(l->b, ok, ""), code, "oob");
+		}
 	}
 	LLVMValueRef base = l->memptr[mem_slot(l, m)];
 	return LLVMBuildInBoundsGEP2(l->b, mem_type(l, m->ty), base, &idx, 1, "");
@@ -215,7 +222,7 @@ static void atomic(L *l, const Stmt *s)
 	const Mem *m = s->mem;
 	LLVMValueRef addr = lower_address(l, m, off, ro, 1, s->loc, names[s->aop]);
 	bool sg = type_is_signed(m->ty);
-	bool shared = l->fn->par && m->home != l->fn->par;
+	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par);
 	if (shared) {
 		LLVMAtomicRMWBinOp op = s->aop == AT_ADD ? LLVMAtomicRMWBinOpAdd
 			: s->aop == AT_MIN ? (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin)
@@ -256,11 +263,13 @@ static char *block_name(L *l, const char *a, const char *b)
 
 /* On entry to the loop S whose bound N is not a literal (the checker lists the offsets
  * whose top digit is S's index): when N >= 1, each largest offset BASE + COEF * ((N-1)/D)
- * must fit in i32, else E0601 (spec 8.2), checked in order as the interpreter does. */
-static void overflow_checks(L *l, const Stmt *s, LLVMValueRef n)
+ * must fit in i32, else E0601 (spec 8.2), checked in order as the interpreter does.
+ * Returns the bound to use: N (on the GPU, 0 after recording a fault). */
+static LLVMValueRef overflow_checks(L *l, const Stmt *s, LLVMValueRef n)
 {
 	if (!s->novf || !l->o->bounds_check)
-		return;
+		return n;
+	LLVMValueRef use = n;
 	LLVMValueRef n64 = LLVMBuildSExt(l->b, n, l->t_i64, "");
 	LLVMValueRef some = LLVMBuildICmp(l->b, LLVMIntSGE, n, LLVMConstInt(l->t_i32, 1, 0), "");
 	for (int k = 0; k < s->novf; k++) {
@@ -271,8 +280,14 @@ static void overflow_checks(L *l, const Stmt *s, LLVMValueRef n)
 		LLVMValueRef bad = LLVMBuildAnd(l->b, some, LLVMBuildICmp(l->b, LLVMIntSGT, top, i64c(l, INT32_MAX), ""), "");
 		LLVMValueRef code = LLVMBuildOr(l->b, i64c(l, (int64_t)((uint64_t)(site + 1) << 32)),
 						LLVMBuildZExt(l->b, n, l->t_i64, ""), "");
-		fail_if(l, bad, code, "overflow");
+		if (l->gpu) {
+			l->gpu->fault(l, bad, code);
+			use = LLVMBuildSelect(l->b, bad, LLVMConstInt(l->t_i32, 0, 0), use, "");
+		} else {
+			fail_if(l, bad, code, "overflow");
+		}
 	}
+	return use;
 }
 
 /* What a loop runs each iteration: BODY(l, ARG). */
@@ -284,7 +299,7 @@ static void emit_loop(L *l, const Stmt *s, LoopBody body, const void *arg)
 {
 	Rng rb;
 	LLVMValueRef n = lower_expr(l, s->value, &rb);
-	overflow_checks(l, s, n);
+	n = overflow_checks(l, s, n);
 	const char *name = s->sym->name;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
 	LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, block_name(l, name, "loop"));
@@ -727,6 +742,13 @@ static void lower_stmt(L *l, const Stmt *s)
 			}
 			plain_loop(l, s); /* never: the checker forbids nesting */
 			return;
+		case AX_LOCAL:
+			if (l->gpu) {
+				l->gpu->phase(l, s);
+				return;
+			}
+			plain_loop(l, s);
+			return;
 		default:
 			plain_loop(l, s);
 			return;
@@ -739,6 +761,11 @@ static void lower_stmts(L *l, const Stmt *s)
 {
 	for (; s; s = s->next)
 		lower_stmt(l, s);
+}
+
+void lower_block(L *l, const Stmt *s)
+{
+	lower_stmts(l, s);
 }
 
 /* ---- the kernel ---- */
@@ -794,28 +821,47 @@ static void init_types(L *l)
 	l->t_void = LLVMVoidTypeInContext(l->cx);
 }
 
-bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
+void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
 {
 	memset(out, 0, sizeof *out);
-	L l;
-	memset(&l, 0, sizeof l);
-	l.p = p;
-	l.o = o;
-	l.cx = cx;
-	l.out = out;
-	init_types(&l);
-	l.mod = LLVMModuleCreateWithNameInContext(p->path, cx);
+	memset(l, 0, sizeof *l);
+	l->p = p;
+	l->o = o;
+	l->cx = cx;
+	l->out = out;
+	init_types(l);
+	l->mod = LLVMModuleCreateWithNameInContext(p->path, cx);
 	char *triple = LLVMGetTargetMachineTriple(tm);
-	LLVMSetTarget(l.mod, triple);
+	LLVMSetTarget(l->mod, triple);
 	LLVMDisposeMessage(triple);
 	LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
-	LLVMSetModuleDataLayout(l.mod, td);
+	LLVMSetModuleDataLayout(l->mod, td);
 	LLVMDisposeTargetData(td);
-	l.b = LLVMCreateBuilderInContext(cx);
+	l->b = LLVMCreateBuilderInContext(cx);
 	int nm = p->nbufs + p->nallocs;
-	l.memptr = xcalloc((size_t)nm + 1, sizeof *l.memptr);
-	l.val = xcalloc((size_t)p->nslots + 1, sizeof *l.val);
-	l.rng = xcalloc((size_t)p->nslots + 1, sizeof *l.rng);
+	l->memptr = xcalloc((size_t)nm + 1, sizeof *l->memptr);
+	l->val = xcalloc((size_t)p->nslots + 1, sizeof *l->val);
+	l->rng = xcalloc((size_t)p->nslots + 1, sizeof *l->rng);
+}
+
+void lower_end(L *l)
+{
+	free(l->memptr);
+	free(l->val);
+	free(l->rng);
+	free(l->slot);
+	LLVMDisposeBuilder(l->b);
+	l->memptr = NULL;
+	l->val = NULL;
+	l->rng = NULL;
+	l->slot = NULL;
+	l->b = NULL;
+}
+
+bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
+{
+	L l;
+	lower_begin(&l, p, cx, tm, o, out);
 
 	LLVMTypeRef *pt = xmalloc((size_t)p->nbufs * sizeof *pt + 1);
 	for (int k = 0; k < p->nbufs; k++)
@@ -843,9 +889,6 @@ bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, co
 	out->mod = l.mod;
 	out->kernel = fn;
 	free(heap);
-	free(l.memptr);
-	free(l.val);
-	free(l.rng);
-	LLVMDisposeBuilder(l.b);
+	lower_end(&l);
 	return true;
 }

@@ -22,6 +22,16 @@ typedef struct Fn {
 	const Stmt *par;              /* the parallel loop this function runs one iteration of */
 } Fn;
 
+struct L;
+
+/* What differs when a kernel is lowered for the GPU (ptx.c sets it; NULL for the CPU). */
+typedef struct GpuHooks {
+	/* Lowers the `local` loop S (a phase): barriers around it, the thread index. */
+	void (*phase)(struct L *l, const struct Stmt *s);
+	/* Records fault CODE when FAIL is true (the first recorded wins) and goes on. */
+	void (*fault)(struct L *l, LLVMValueRef fail, LLVMValueRef code);
+} GpuHooks;
+
 typedef struct L {
 	UirProgram *p;
 	const UirJitOptions *o;
@@ -36,6 +46,10 @@ typedef struct L {
 	LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_f32, t_f64, t_ptr, t_void;
 	Lowered *out;
 	int capsites;
+	/* GPU kernels only (ptx.c): the hooks, and by mem_slot the allocs kept one per thread
+	 * (acc[t] in a register: the address is memptr itself, never checked) */
+	const GpuHooks *gpu;
+	bool *slot;
 } L;
 
 /* ---- lower_ops.c ---- */
@@ -55,6 +69,19 @@ void name_value(LLVMValueRef v, const char *name);
 LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int width, Loc loc, const char *what);
 /* The memory index of M in l->memptr. */
 int mem_slot(const L *l, const Mem *m);
+
+/* Sets up L for lowering P into a new module in CX for TM's target (see lower_program);
+ * lower_end frees what lower_begin allocated (not the module). */
+void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out);
+void lower_end(L *l);
+/* Lowers the statements S at the builder's position. */
+void lower_block(L *l, const Stmt *s);
+/* Starts building FN (the parallel loop PAR runs it, or NULL); fn_close ends the normal
+ * path and returns the phi of fault codes in `done`, where the builder is left. */
+void fn_begin(L *l, Fn *f, LLVMValueRef fn, const Stmt *par);
+LLVMValueRef fn_close(L *l);
+/* A static alloca of T at the start of the current function's entry block. */
+LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned align);
 
 /* ---- interchange.c ---- */
 /* The loop k when `loop j { lets; loop k { S } }` (J) may and should run as

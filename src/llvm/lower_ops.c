@@ -192,6 +192,34 @@ static LLVMValueRef math_call(L *l, const char *op, UirType t, int lanes, LLVMVa
 	return v;
 }
 
+/* GPU only: the remainder of float division by uir_ptx_fmod_T (src/llvm/ptx_math.c, exact
+ * like C fmod), lane by lane: NVPTX lowers frem as x - trunc(x / y) * y, which is not. */
+static LLVMValueRef gpu_fmod(L *l, UirType t, int lanes, LLVMValueRef x, LLVMValueRef y)
+{
+	const char *name = t == UIR_F32 ? "uir_ptx_fmod_f32" : "uir_ptx_fmod_f64";
+	LLVMTypeRef st = val_type(l, t, 1);
+	LLVMTypeRef pt[2] = { st, st };
+	LLVMTypeRef ft = LLVMFunctionType(st, pt, 2, 0);
+	LLVMValueRef f = LLVMGetNamedFunction(l->mod, name);
+	if (!f) {
+		f = LLVMAddFunction(l->mod, name, ft);
+		LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+					LLVMCreateEnumAttribute(l->cx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+	}
+	l->out->uses_math = true;
+	if (lanes <= 1) {
+		LLVMValueRef args[2] = { x, y };
+		return LLVMBuildCall2(l->b, ft, f, args, 2, "");
+	}
+	LLVMValueRef v = LLVMGetPoison(val_type(l, t, lanes));
+	for (int i = 0; i < lanes; i++) {
+		LLVMValueRef idx = LLVMConstInt(l->t_i32, (unsigned long long)i, 0);
+		LLVMValueRef args[2] = { LLVMBuildExtractElement(l->b, x, idx, ""), LLVMBuildExtractElement(l->b, y, idx, "") };
+		v = LLVMBuildInsertElement(l->b, v, LLVMBuildCall2(l->b, ft, f, args, 2, ""), idx, "");
+	}
+	return v;
+}
+
 /* ---- ops ---- */
 
 static LLVMValueRef shift(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef b, bool exact)
@@ -271,6 +299,8 @@ static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v, const Rng *a,
 	case OP_DIV:
 		return fl ? LLVMBuildFDiv(l->b, v[0], v[1], "") : int_divmod(l, e, v[0], v[1]);
 	case OP_MOD:
+		if (fl && l->gpu)
+			return gpu_fmod(l, t, e->lanes, v[0], v[1]);
 		return fl ? LLVMBuildFRem(l->b, v[0], v[1], "") : int_divmod(l, e, v[0], v[1]);
 	case OP_NEG:
 		if (fl)

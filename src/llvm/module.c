@@ -585,11 +585,16 @@ static int emit(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const c
 	return rc;
 }
 
+int ptx_generate(UirProgram *p, const UirPtxOptions *o, char **text); /* ptx.c */
+int ptx_fault(UirProgram *p, const UirPtxOptions *o, uint64_t code);   /* ptx.c */
+
 static const UirLlvmApi api = {
 	UIR_LLVM_API_VERSION,
 	jit_run,
 	print_ir,
 	emit,
+	ptx_generate,
+	ptx_fault,
 };
 
 __attribute__((visibility("default"))) const UirLlvmApi *uir_llvm_api(void);

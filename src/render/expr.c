@@ -109,6 +109,22 @@ static const char *float_text(Emitter *E, double v, bool is_f32)
 	}
 	if (v == 0 && signbit(v))
 		snprintf(buf, sizeof buf, "-0");
+	char *e = strchr(buf, 'e');
+	if (e && v == floor(v) && fabs(v) < 1e7) {
+		/* a whole number: 300.0f, not %g's 3e+02f */
+		snprintf(buf, sizeof buf, "%.0f", v);
+	} else if (e) {
+		/* the exponent without '+' and leading zeros: 1e-5, 4e9 (the same value) */
+		char *d = e + 1;
+		if (*d == '+')
+			memmove(d, d + 1, strlen(d));
+		else if (*d == '-')
+			d++;
+		char *q = d;
+		while (q[0] == '0' && q[1])
+			q++;
+		memmove(d, q, strlen(q) + 1);
+	}
 	const char *dot = strpbrk(buf, ".e");
 	return fmt_str(E->a, "%s%s%s", buf, dot ? "" : ".0", is_f32 ? "f" : "");
 }

@@ -35,7 +35,10 @@ static const char *const reserved[] = {
 	"atomicAdd", "atomicMin", "atomicMax", "atomicCAS", "atomicExch", "cudaMalloc",
 	"cudaMemcpy", "cudaFree", "cudaMemcpyHostToDevice", "cudaMemcpyDeviceToHost",
 	"cudaDeviceSynchronize", "cudaMemcpyFromSymbol", "cudaGetLastError", "cudaError_t",
-	"cudaSuccess", "cudaGetErrorString",
+	"cudaSuccess", "cudaGetErrorString", "float2", "float4", "int2", "int4", "uint2", "uint4",
+	"double2", "longlong2", "ulonglong2", "make_float2", "make_float4", "make_int2",
+	"make_int4", "make_uint2", "make_uint4", "make_double2", "make_longlong2",
+	"make_ulonglong2",
 	/* what the rendered code defines or calls */
 	"kernel", "main", "std",
 	/* <stdint.h>, <stddef.h> */

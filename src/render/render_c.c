@@ -294,12 +294,12 @@ static void write_prelude(Emitter *E, Str *o, const RenderOptions *opt)
 static void write_kernel(Emitter *E, Str *o, const Str *body)
 {
 	UirProgram *p = E->p;
-	str_put(o, "\n/* The program: buffers b0, b1, ... in declaration order. */\n");
+	str_put(o, "\n/* The program: buffers b0, b1, ... in declaration order, each its own array (restrict). */\n");
 	str_put(o, "void kernel(");
 	if (!p->nbufs)
 		str_put(o, "void");
 	for (int i = 0; i < p->nbufs; i++)
-		str_printf(o, "%s%s *%s /* b%d%s%s */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i,
+		str_printf(o, "%s%s *restrict %s /* b%d%s%s */", i ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname, i,
 			   strcmp(E->bufs[i].cname, p->bufs[i]->name) ? ": " : "",
 			   strcmp(E->bufs[i].cname, p->bufs[i]->name) ? p->bufs[i]->name : "");
 	str_put(o, ")\n{\n");

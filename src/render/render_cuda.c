@@ -17,10 +17,13 @@
  * Inside a kernel: `int32_t g = blockIdx.x`; the block's shared memory as __shared__
  * arrays zeroed by the threads, then __syncthreads(); each local loop (phase) as a block
  * `{ int32_t t = threadIdx.x; ... }` followed by __syncthreads(), with one more barrier
- * before a phase that does not directly follow another phase or the kernel's start (so
- * that block code between phases never races with one); block code (lets, plain loops)
- * runs on every thread. A shared alloc accessed only as acc[t] (t the thread index of the
- * phase, the alloc at least a block long) is one register per thread instead (spec 5).
+ * before a phase that does not directly follow another phase or the zeroing barrier (the
+ * rule of spec 8.4, phase_follows_barrier in src/check/kernel_form.c, shared with `uir
+ * ptx`); block code (lets, plain loops) runs on every thread. A shared alloc accessed only
+ * as acc[t] (t the thread index of the phase, the alloc at least a block long) is one
+ * register per thread instead (spec 5). Aligned vector accesses to buffers are float4-style
+ * (stmt.c, cuda_vector_type). With --main and -DUIR_TIME, main times kernel() against the
+ * reference kernel of `# cuda speed` (write_timing).
  */
 #include "render_int.h"
 #include <stdlib.h>
@@ -193,6 +196,85 @@ static void write_host_kernel(Emitter *E, Str *o)
 	str_put(o, "}\n");
 }
 
+/* With -DUIR_TIME, the main of `# cuda speed` (spec 10) times kernel() against the
+ * reference kernel of NAME.ref.cu, whose kernel() `uir test` renames uir_ref_kernel. */
+static void write_timing(Emitter *E, Str *o)
+{
+	UirProgram *p = E->p;
+	str_put(o, "\n#ifdef UIR_TIME\n/* The reference kernel (NAME.ref.cu, its kernel() renamed by `uir test`). */\n");
+	str_put(o, "void uir_ref_kernel(");
+	if (!p->nbufs)
+		str_put(o, "void");
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "%s%s *", i ? ", " : "", ctype(p->bufs[i]->ty));
+	str_put(o, ");\n\n");
+	str_put(o, "/* Times kernel() against the reference: round 0 is a warm-up launch of each, then 3\n"
+		   " * rounds, the two interleaved, each launch timed with CUDA events, every buffer\n"
+		   " * re-initialised from the host copies before each launch; prints the best of each on\n"
+		   " * standard error and leaves the output of kernel()'s first launch on the device. */\n");
+	str_put(o, "static void uir_time(");
+	for (int i = 0; i < p->nbufs; i++) {
+		const char *n = E->bufs[i].cname, *t = ctype(p->bufs[i]->ty);
+		str_printf(o, "const %s *%s, %s *uir_d_%s, ", t, n, t, n);
+	}
+	str_put(o, "int uir_unused)\n{\n");
+	str_put(o, "\t(void)uir_unused;\n");
+	str_put(o, "\tcudaEvent_t uir_e0, uir_e1;\n");
+	str_put(o, "\tuir_cuda_check(cudaEventCreate(&uir_e0), \"cudaEventCreate\");\n");
+	str_put(o, "\tuir_cuda_check(cudaEventCreate(&uir_e1), \"cudaEventCreate\");\n");
+	for (int i = 0; i < p->nbufs; i++) {
+		const Mem *m = p->bufs[i];
+		const char *n = E->bufs[i].cname;
+		str_printf(o, "\t%s *uir_s_%s = (%s *)uir_buffer(%lld, sizeof *%s, \"", ctype(m->ty), n, ctype(m->ty),
+			   (long long)m->size, n);
+		str_put_cstring(o, m->name, strlen(m->name));
+		str_put(o, "\");\n");
+	}
+	str_put(o, "\tfloat uir_best[2] = { 0, 0 };\n");
+	str_put(o, "\tfor (int uir_round = 0; uir_round < 4; uir_round++) {\n");
+	str_put(o, "\t\tfor (int uir_ref = 0; uir_ref < 2; uir_ref++) {\n");
+	for (int i = 0; i < p->nbufs; i++) {
+		const char *n = E->bufs[i].cname;
+		str_printf(o, "\t\t\tuir_cuda_check(cudaMemcpy(uir_d_%s, %s, sizeof *%s * %lld, cudaMemcpyHostToDevice), "
+			      "\"cudaMemcpy\");\n", n, n, n, (long long)p->bufs[i]->size);
+	}
+	str_put(o, "\t\t\tuir_cuda_check(cudaDeviceSynchronize(), \"copy\");\n");
+	str_put(o, "\t\t\tuir_cuda_check(cudaEventRecord(uir_e0, 0), \"cudaEventRecord\");\n");
+	str_put(o, "\t\t\tif (uir_ref)\n\t\t\t\tuir_ref_kernel(");
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "%suir_d_%s", i ? ", " : "", E->bufs[i].cname);
+	str_put(o, ");\n\t\t\telse\n\t\t\t\tkernel(");
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "%suir_d_%s", i ? ", " : "", E->bufs[i].cname);
+	str_put(o, ");\n");
+	str_put(o, "\t\t\tuir_cuda_check(cudaEventRecord(uir_e1, 0), \"cudaEventRecord\");\n");
+	str_put(o, "\t\t\tuir_cuda_check(cudaGetLastError(), \"launch\");\n");
+	str_put(o, "\t\t\tuir_cuda_check(cudaEventSynchronize(uir_e1), uir_ref ? \"reference kernel\" : \"kernel\");\n");
+	str_put(o, "\t\t\tfloat uir_ms = 0;\n");
+	str_put(o, "\t\t\tuir_cuda_check(cudaEventElapsedTime(&uir_ms, uir_e0, uir_e1), \"cudaEventElapsedTime\");\n");
+	str_put(o, "\t\t\tif (uir_round == 1 || (uir_round > 1 && uir_ms < uir_best[uir_ref]))\n");
+	str_put(o, "\t\t\t\tuir_best[uir_ref] = uir_ms;\n");
+	if (p->nbufs) {
+		str_put(o, "\t\t\tif (uir_round == 0 && !uir_ref) {\n");
+		for (int i = 0; i < p->nbufs; i++) {
+			const char *n = E->bufs[i].cname;
+			str_printf(o, "\t\t\t\tuir_cuda_check(cudaMemcpy(uir_s_%s, uir_d_%s, sizeof *%s * %lld, "
+				      "cudaMemcpyDeviceToHost), \"cudaMemcpy\");\n", n, n, n, (long long)p->bufs[i]->size);
+		}
+		str_put(o, "\t\t\t}\n");
+	}
+	str_put(o, "\t\t}\n\t}\n");
+	for (int i = 0; i < p->nbufs; i++) {
+		const char *n = E->bufs[i].cname;
+		str_printf(o, "\tuir_cuda_check(cudaMemcpy(uir_d_%s, uir_s_%s, sizeof *%s * %lld, cudaMemcpyHostToDevice), "
+			      "\"cudaMemcpy\");\n", n, n, n, (long long)p->bufs[i]->size);
+		str_printf(o, "\tfree(uir_s_%s);\n", n);
+	}
+	str_put(o, "\tcudaEventDestroy(uir_e0);\n\tcudaEventDestroy(uir_e1);\n");
+	str_put(o, "\tfprintf(stderr, \"uir-time: kernel %.6f ms, reference %.6f ms\\n\", uir_best[0], uir_best[1]);\n");
+	str_put(o, "}\n#endif\n");
+}
+
 static void write_main(Emitter *E, Str *o)
 {
 	UirProgram *p = E->p;
@@ -215,6 +297,7 @@ static void write_main(Emitter *E, Str *o)
 		str_put(o, "\", name,\n\t\t\t(long long)n * (long long)size);\n");
 		str_put(o, "\t\texit(1);\n\t}\n\treturn p;\n}\n");
 	}
+	write_timing(E, o);
 	str_put(o, "\n/* Sets up the buffers as `uir run` does, runs the kernels on the device, prints every\n"
 		   " * buffer. */\n");
 	str_put(o, "int main(void)\n{\n");
@@ -239,10 +322,13 @@ static void write_main(Emitter *E, Str *o)
 		str_printf(o, "\tuir_cuda_check(cudaMemcpy(uir_d_%s, %s, sizeof *%s * %lld, cudaMemcpyHostToDevice), "
 			      "\"cudaMemcpy\");\n", n, n, n, (long long)m->size);
 	}
-	str_put(o, "\tkernel(");
+	str_put(o, "#ifdef UIR_TIME\n\tuir_time(");
+	for (int i = 0; i < p->nbufs; i++)
+		str_printf(o, "%s, uir_d_%s, ", E->bufs[i].cname, E->bufs[i].cname);
+	str_put(o, "0);\n#else\n\tkernel(");
 	for (int i = 0; i < p->nbufs; i++)
 		str_printf(o, "%suir_d_%s", i ? ", " : "", E->bufs[i].cname);
-	str_put(o, ");\n");
+	str_put(o, ");\n#endif\n");
 	str_put(o, "\tuir_cuda_check(cudaGetLastError(), \"launch\");\n");
 	str_put(o, "\tuir_cuda_check(cudaDeviceSynchronize(), \"kernel\");\n");
 	if (E->need & NEED_FAULT) {

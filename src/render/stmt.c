@@ -177,14 +177,89 @@ void mark_unused(Emitter *E, const Sym *s, int before)
 
 /* ---- let ---- */
 
+/* ---- CUDA: vector types for aligned K-lane accesses ---- */
+
+/* Whether i32 expression E is a multiple of K (2 or 4) whatever the values of its loop
+ * indices: a literal multiple, a product with such a factor, a sum, difference or negation
+ * of such terms, a left shift by log2 K or more, a let of such a value. i32 arithmetic
+ * wraps modulo 2^32, which keeps multiples of K. */
+static bool multiple_of(const Expr *e, int k)
+{
+	switch (e->kind) {
+	case EX_LIT:
+		return e->ty == UIR_I32 && e->lanes == 1 && e->val.i % k == 0;
+	case EX_NAME:
+		return e->sym && e->sym->kind == SYM_LET && e->sym->def && e->lanes == 1 &&
+		       multiple_of(e->sym->def->value, k);
+	case EX_OP:
+		if (e->lanes != 1 || e->ty != UIR_I32)
+			return false;
+		switch (e->op) {
+		case OP_MUL:
+			return multiple_of(e->args[0], k) || multiple_of(e->args[1], k);
+		case OP_ADD:
+		case OP_SUB:
+			return multiple_of(e->args[0], k) && multiple_of(e->args[1], k);
+		case OP_NEG:
+			return multiple_of(e->args[0], k);
+		case OP_SHL:
+			return multiple_of(e->args[0], k) ||
+			       (e->args[1]->kind == EX_LIT && (e->args[1]->val.i & 31) >= (k == 2 ? 1 : 2));
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* CUDA's vector type for K lanes of T (float4, int2, ...) when an access of K elements of
+ * buffer M at OFF is one aligned vector access: M a buffer (cudaMalloc aligns it to 256
+ * bytes), K x the element size 8 or 16 bytes, OFF a multiple of K. Else NULL. */
+static const char *cuda_vector_type(Emitter *E, const Mem *m, const Expr *off, int k)
+{
+	if (!E->cuda || E->host || m->is_alloc || (k != 2 && k != 4))
+		return NULL;
+	static const struct {
+		UirType t;
+		int k;
+		const char *name;
+	} types[] = {
+		{ UIR_F32, 2, "float2" },  { UIR_F32, 4, "float4" },  { UIR_I32, 2, "int2" },
+		{ UIR_I32, 4, "int4" },    { UIR_U32, 2, "uint2" },   { UIR_U32, 4, "uint4" },
+		{ UIR_F64, 2, "double2" }, { UIR_I64, 2, "longlong2" }, { UIR_U64, 2, "ulonglong2" },
+	};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (types[i].t == m->ty && types[i].k == k)
+			return multiple_of(off, k) ? types[i].name : NULL;
+	return NULL;
+}
+
+static const char *const vector_lane[4] = { "x", "y", "z", "w" };
+
 static void let_stmt(Emitter *E, const Stmt *s)
 {
 	const Expr *v = s->value;
 	const Expr *ex[1] = { v };
 	prepare(E, ex, 1, NULL, NULL, 0);
 	SymInfo *si = sym_info(E, s->sym);
+	const char *vt = E->cuda && v->kind == EX_OP && v->op == OP_LOAD && v->width > 1 &&
+	                         access_proven(E, v->mem, v->args[0], v->width)
+	                 ? cuda_vector_type(E, v->mem, v->args[0], v->width)
+	                 : NULL;
 	if (v->lanes == 1) {
 		line(E, "const %s %s = %s;", ctype(v->ty), si->cname, expr_str(E, v, -1));
+	} else if (vt) {
+		/* one aligned vector load (spec 8.4: float4-style), then its lanes */
+		const char *t = temp_name(E, "v");
+		const char *o = hoisted(E, v);
+		line(E, "const %s %s = *(const %s *)&%s[%s];", vt, t, vt, mem_cname(E, v->mem),
+		     o ? o : expr_str(E, v->args[0], -1));
+		Str b = { 0 };
+		for (int l = 0; l < v->lanes; l++)
+			str_printf(&b, "%s%s.%s", l ? ", " : "", t, vector_lane[l]);
+		line(E, "const %s %s[%d] = { %s };", ctype(v->ty), si->cname, v->lanes, str_cstr(&b));
+		str_free(&b);
+		E->decls++;
 	} else {
 		Str b = { 0 };
 		size_t len = 0;
@@ -245,6 +320,32 @@ static void vector_store(Emitter *E, const Stmt *s, bool checked)
 		hoist_decl(E, &key, checked_off(E, m, s->off, k, s->loc, what));
 	else if (!atom(s->off))
 		hoist_decl(E, &key, expr_str(E, s->off, -1));
+	const char *vt = checked ? NULL : cuda_vector_type(E, m, s->off, k);
+	if (vt) {
+		/* one aligned vector store (spec 8.4: float4-style), every lane computed first */
+		const char *o = hoisted(E, &key);
+		const char *dst = fmt_str(E->a, "*(%s *)&%s[%s]", vt, mem_cname(E, m), o ? o : expr_str(E, s->off, -1));
+		const char **lanes = arena_alloc(E->a, (size_t)k * sizeof *lanes);
+		size_t len = strlen(dst);
+		for (int l = 0; l < k; l++) {
+			lanes[l] = expr_str(E, s->val, l);
+			len += strlen(lanes[l]) + 2;
+		}
+		if (len < 80) {
+			Str b = { 0 };
+			for (int l = 0; l < k; l++)
+				str_printf(&b, "%s%s", l ? ", " : "", lanes[l]);
+			line(E, "%s = make_%s(%s);", dst, vt, str_cstr(&b));
+			str_free(&b);
+		} else {
+			line(E, "%s = make_%s(", dst, vt);
+			E->indent++;
+			for (int l = 0; l < k; l++)
+				line(E, "%s%s", lanes[l], l + 1 < k ? "," : ");");
+			E->indent--;
+		}
+		return;
+	}
 	if (!reads_other(s->val, m, s->off, k)) {
 		for (int l = 0; l < k; l++)
 			line(E, "%s = %s;", access_text(E, m, s->off, k, l, false, s->loc, what, &key),

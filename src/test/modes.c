@@ -1,7 +1,8 @@
 /* modes.c - what each test mode runs, and how each step's result is judged.
  *
  * A test is a set of steps (UtStep), child commands that run one after another in the enum's
- * order: check, run, then the back ends. ut_step_argv() builds a step's command line and
+ * order: check, run (the interpreter), run_jit (the JIT, every buffer compared with run's
+ * bit for bit), then the back ends. ut_step_argv() builds a step's command line and
  * ut_step_judge() decides from its exit status and outputs whether it passed. The mode table
  * maps each directive to its steps: BASE steps use commands that `uir` always has (check,
  * run), OWN steps need a command or a tool that may be missing. A mode whose command `uir`
@@ -23,14 +24,18 @@
 
 /* Whether `uir` has the commands a mode needs: set each to 1 when the command lands.
  * UIR_TEST_HAVE_RENDER: `uir render --main FILE`.
- * UIR_TEST_HAVE_RENDER_CUDA: `uir render-cuda [--main] FILE`; the `# cuda` emulator also
- * needs UIR_TEST_CUDA_EMU_HEADER, the path of the header the emulator force-includes. */
+ * UIR_TEST_HAVE_RENDER_CUDA: `uir render-cuda [--main] FILE`. The `# cuda` emulator
+ * force-includes runtime/uir_cuda_emu.h, whose text is built into uir (cuda_emu_gen.c) and
+ * written into each test's folder, so an installed uir needs no file beside it. */
 #ifndef UIR_TEST_HAVE_RENDER
 #define UIR_TEST_HAVE_RENDER 1
 #endif
 #ifndef UIR_TEST_HAVE_RENDER_CUDA
 #define UIR_TEST_HAVE_RENDER_CUDA 1
 #endif
+
+extern const char ut_cuda_emu_header[];
+extern const unsigned long ut_cuda_emu_header_len;
 
 #define S(x) (1u << UT_STEP_##x)
 
@@ -94,11 +99,12 @@ static bool have_compiler(const char *var, const char *def, int *cache, char **n
 
 typedef enum Avail { AVAIL_YES, AVAIL_NOT_IMPLEMENTED, AVAIL_NO_TOOL } Avail;
 
-static Avail avail_render(UtConfig *cfg, char **why)
+static Avail avail_render(UtConfig *cfg, unsigned *own, char **why)
 {
 	static int cc = -1;
 	char *name;
 	(void)cfg;
+	(void)own;
 	if (!UIR_TEST_HAVE_RENDER) {
 		*why = ut_strdup("render: not implemented yet");
 		return AVAIL_NOT_IMPLEMENTED;
@@ -109,34 +115,117 @@ static Avail avail_render(UtConfig *cfg, char **why)
 	return ok ? AVAIL_YES : AVAIL_NO_TOOL;
 }
 
-static Avail avail_cuda(UtConfig *cfg, char **why)
+/* ---- CUDA: the emulator, a GPU, or Docker ---- */
+
+/* nvcc: $NVCC, else nvcc on PATH, else /usr/local/cuda/bin/nvcc; NULL when there is none.
+ * Looked up once. */
+static const char *find_nvcc(void)
 {
-	(void)cfg;
-#if UIR_TEST_HAVE_RENDER_CUDA && defined(UIR_TEST_CUDA_EMU_HEADER)
+	static bool done;
+	static char *path;
+	if (!done) {
+		done = true;
+		const char *e = getenv("NVCC");
+		if (e && *e)
+			path = have_program(e) ? ut_strdup(e) : NULL;
+		else if (have_program("nvcc"))
+			path = ut_strdup("nvcc");
+		else if (have_program("/usr/local/cuda/bin/nvcc"))
+			path = ut_strdup("/usr/local/cuda/bin/nvcc");
+	}
+	return path;
+}
+
+/* Where `# cuda` tests run, decided once: in the Docker image of --cuda-docker; on the GPU
+ * when nvcc and a GPU (/dev/nvidia0) are there; else in the emulator. UIR_TEST_CUDA=emu
+ * forces the emulator, UIR_TEST_CUDA=gpu the GPU (nvcc still needed). */
+static int cuda_engine(UtConfig *cfg)
+{
+	if (cfg->cuda_engine != UT_CUDA_UNDECIDED)
+		return cfg->cuda_engine;
+	const char *force = getenv("UIR_TEST_CUDA");
+	if (cfg->cuda_docker)
+		cfg->cuda_engine = UT_CUDA_DOCKER;
+	else if (force && strcmp(force, "emu") == 0)
+		cfg->cuda_engine = UT_CUDA_EMU;
+	else if (find_nvcc() && ((force && strcmp(force, "gpu") == 0) || access("/dev/nvidia0", F_OK) == 0))
+		cfg->cuda_engine = UT_CUDA_GPU;
+	else
+		cfg->cuda_engine = UT_CUDA_EMU;
+	return cfg->cuda_engine;
+}
+
+static bool have_docker(const char *what, char **why)
+{
+	static int docker = -1;
+	if (docker < 0)
+		docker = have_program("docker");
+	*why = docker ? NULL : ut_format("%s: --cuda-docker, but docker is not found", what);
+	return docker;
+}
+
+static bool have_cxx(const char *what, char **why)
+{
 	static int cxx = -1;
 	char *name;
 	bool ok = have_compiler("CXX", "c++", &cxx, &name);
-	*why = ok ? NULL : ut_format("cuda: no C++ compiler (%s not found)", name);
+	*why = ok ? NULL : ut_format("%s: no C++ compiler for the CUDA emulator (%s not found)", what, name);
 	free(name);
-	return ok ? AVAIL_YES : AVAIL_NO_TOOL;
-#else
-	*why = ut_strdup("cuda: not implemented yet");
-	return AVAIL_NOT_IMPLEMENTED;
-#endif
+	return ok;
 }
 
-/* GPU timing against NAME.ref.cu is not written yet. When it is: on a GPU, the `# cuda`
- * steps plus the timing steps; without one, the CUDA build only (spec section 10). */
-static Avail avail_cuda_speed(UtConfig *cfg, char **why)
+/* `# cuda`: render-cuda --main, then built and run in the emulator, on the GPU or in Docker;
+ * every buffer compared with run's. */
+static Avail avail_cuda(UtConfig *cfg, unsigned *own, char **why)
 {
-	(void)cfg;
-	*why = ut_strdup("cuda speed: not implemented yet");
-	return AVAIL_NOT_IMPLEMENTED;
+	if (!UIR_TEST_HAVE_RENDER_CUDA) {
+		*why = ut_strdup("cuda: not implemented yet");
+		return AVAIL_NOT_IMPLEMENTED;
+	}
+	switch (cuda_engine(cfg)) {
+	case UT_CUDA_DOCKER:
+		*own = S(RENDER_CUDA) | S(NVCC) | S(EXEC_CUDA);
+		return have_docker("cuda", why) ? AVAIL_YES : AVAIL_NO_TOOL;
+	case UT_CUDA_GPU:
+		*own = S(RENDER_CUDA) | S(NVCC) | S(EXEC_CUDA);
+		*why = NULL;
+		return AVAIL_YES;
+	default:
+		*own = S(RENDER_CUDA) | S(CXX_EMU) | S(EXEC_CUDA);
+		return have_cxx("cuda", why) ? AVAIL_YES : AVAIL_NO_TOOL;
+	}
 }
 
-static Avail avail_cuda_invalid(UtConfig *cfg, char **why)
+/* `# cuda speed: X`: on a GPU (or in Docker) the kernel timed against NAME.ref.cu; without
+ * one, only the build of both (nvcc when present, else the emulator's compiler). */
+static Avail avail_cuda_speed(UtConfig *cfg, unsigned *own, char **why)
+{
+	if (!UIR_TEST_HAVE_RENDER_CUDA) {
+		*why = ut_strdup("cuda speed: not implemented yet");
+		return AVAIL_NOT_IMPLEMENTED;
+	}
+	switch (cuda_engine(cfg)) {
+	case UT_CUDA_DOCKER:
+		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXEC);
+		return have_docker("cuda speed", why) ? AVAIL_YES : AVAIL_NO_TOOL;
+	case UT_CUDA_GPU:
+		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXEC);
+		*why = NULL;
+		return AVAIL_YES;
+	default:
+		*own = S(RENDER_CUDA) | S(SPEED_BUILD);
+		if (find_nvcc()) {
+			*why = NULL;
+			return AVAIL_YES;
+		}
+		return have_cxx("cuda speed", why) ? AVAIL_YES : AVAIL_NO_TOOL;
+	}
+}
+
+static Avail avail_cuda_invalid(UtConfig *cfg, unsigned *own, char **why)
 {
 	(void)cfg;
+	(void)own;
 	if (UIR_TEST_HAVE_RENDER_CUDA) {
 		*why = NULL;
 		return AVAIL_YES;
@@ -145,13 +234,33 @@ static Avail avail_cuda_invalid(UtConfig *cfg, char **why)
 	return AVAIL_NOT_IMPLEMENTED;
 }
 
+/* How TEST's CUDA is checked, for its result line: "cuda: emulator", "cuda: GPU", ... */
+static char *cuda_how(const UtConfig *cfg, const UtTest *t)
+{
+	switch (cfg->cuda_engine) {
+	case UT_CUDA_DOCKER:
+		return ut_format("cuda: GPU in Docker image %s", cfg->cuda_docker);
+	case UT_CUDA_GPU:
+		return ut_strdup("cuda: GPU");
+	default: {
+		const char *build = find_nvcc() ? "nvcc" : "emulator compiler";
+		if (!(t->spec.modes & UT_MODE_CUDA))
+			return ut_format("cuda speed: no GPU, build only (%s)", build);
+		if (t->spec.modes & UT_MODE_CUDA_SPEED)
+			return ut_format("cuda: emulator; cuda speed: no GPU, build only (%s)", build);
+		return ut_strdup("cuda: emulator");
+	}
+	}
+}
+
 /* ---- the mode table ---- */
 
 typedef struct ModeInfo {
 	unsigned mode;     /* UT_MODE_* */
 	unsigned base;     /* steps always run */
 	unsigned own;      /* steps run when avail() says AVAIL_YES */
-	Avail (*avail)(UtConfig *cfg, char **why); /* NULL: always; *WHY a malloc'd reason */
+	/* NULL: always; *WHY a malloc'd reason; may change *OWN (the steps depend on the tools) */
+	Avail (*avail)(UtConfig *cfg, unsigned *own, char **why);
 } ModeInfo;
 
 static const ModeInfo mode_table[] = {
@@ -161,7 +270,7 @@ static const ModeInfo mode_table[] = {
 	{ UT_MODE_STRICT, S(CHECK), 0, NULL },
 	{ UT_MODE_RENDER, S(RUN), S(RENDER) | S(CC) | S(EXEC_C), avail_render },
 	{ UT_MODE_CUDA, S(RUN), S(RENDER_CUDA) | S(CXX_EMU) | S(EXEC_CUDA), avail_cuda },
-	{ UT_MODE_CUDA_SPEED, S(RUN), S(RENDER_CUDA) | S(CXX_EMU), avail_cuda_speed },
+	{ UT_MODE_CUDA_SPEED, S(RUN), S(RENDER_CUDA) | S(SPEED_BUILD), avail_cuda_speed },
 	{ UT_MODE_CUDA_INVALID, S(CHECK), S(CUDA_INVALID), avail_cuda_invalid },
 };
 
@@ -170,6 +279,25 @@ static void add_note(UtBuf *b, const char *s)
 	if (b->len)
 		ut_buf_puts(b, "; ");
 	ut_buf_puts(b, s);
+}
+
+/* Why `uir run --engine jit` cannot run (no LLVM back end), once a run_jit step has said
+ * so; later tests then note it instead of running the step. */
+static char *jit_missing;
+
+/* Every test that runs the program is run again on the JIT (run_jit), unless `--engine`
+ * chose one engine. */
+static void plan_run_jit(const UtConfig *cfg, UtTest *t)
+{
+	if (cfg->engine || !(t->plan & S(RUN)))
+		return;
+	if (jit_missing) {
+		char *note = ut_format("jit: %s", jit_missing);
+		add_note(&t->notes, note);
+		free(note);
+		return;
+	}
+	t->plan |= S(RUN_JIT);
 }
 
 void ut_plan(UtConfig *cfg, UtTest *t)
@@ -190,14 +318,21 @@ void ut_plan(UtConfig *cfg, UtTest *t)
 		t->plan |= m->base;
 		if (!m->own)
 			continue;
-		Avail a = m->avail ? m->avail(cfg, &why) : AVAIL_YES;
+		unsigned own = m->own;
+		Avail a = m->avail ? m->avail(cfg, &own, &why) : AVAIL_YES;
 		if (a == AVAIL_YES)
-			t->plan |= m->own;
+			t->plan |= own;
 		else
 			add_note(a == AVAIL_NOT_IMPLEMENTED ? &t->notes : &t->skips, why);
 		free(why);
 		why = NULL;
 	}
+	if (t->plan & S(RENDER_CUDA)) {
+		free(t->cuda_how);
+		t->cuda_how = cuda_how(cfg, t);
+	}
+	plan_run_jit(cfg, t);
+	ut_ptx_plan(cfg, t); /* --ptx (ptx_step.c) */
 }
 
 /* ---- temporary files ---- */
@@ -309,12 +444,159 @@ void ut_argv_free(char **argv)
 	free(argv);
 }
 
+/* ---- command lines of the CUDA steps ---- */
+
+/* Pushes `docker run ... IMAGE` for a step in DIR: the GPUs, no network, the caller's user,
+ * DIR mounted at the same path and the working folder. No shell is involved anywhere:
+ * this is an argv, and the image and folder are checked so that neither can be read as
+ * an option or break the mount's syntax. False with TEST->fail set when they cannot. */
+static bool push_docker(UtConfig *cfg, UtTest *t, Argv *a, const char *dir)
+{
+	const char *img = cfg->cuda_docker;
+	if (strpbrk(dir, ":,\n")) {
+		t->fail = ut_format("--cuda-docker: the temporary folder %s has ':' or ',' and cannot be "
+		                    "mounted (set TMPDIR)", dir);
+		return false;
+	}
+	push(a, ut_strdup("docker"));
+	push(a, ut_strdup("run"));
+	push(a, ut_strdup("--rm"));
+	push(a, ut_strdup("--gpus"));
+	push(a, ut_strdup("all"));
+	push(a, ut_strdup("--network"));
+	push(a, ut_strdup("none"));
+	push(a, ut_strdup("--user"));
+	push(a, ut_format("%u:%u", (unsigned)getuid(), (unsigned)getgid()));
+	push(a, ut_strdup("-v"));
+	push(a, ut_format("%s:%s", dir, dir));
+	push(a, ut_strdup("-w"));
+	push(a, ut_strdup(dir));
+	push(a, ut_strdup(img));
+	return true;
+}
+
+/* nvcc and its flags (spec 8.4): NVCC_ARCH, else the device's arch on a GPU, else sm_90.
+ * In Docker, the image's nvcc. */
+static void push_nvcc(Argv *a, bool gpu, bool docker)
+{
+	const char *nvcc = find_nvcc();
+	push(a, ut_strdup(docker || !nvcc ? "nvcc" : nvcc));
+	const char *arch = getenv("NVCC_ARCH");
+	push(a, ut_format("-arch=%s", arch && *arch ? arch : gpu ? "native" : "sm_90"));
+	push(a, ut_strdup("-fmad=false"));
+	push(a, ut_strdup("-prec-div=true"));
+	push(a, ut_strdup("-prec-sqrt=true"));
+}
+
+/* The emulator's compiler and flags (spec 8.4), force-including the header in DIR. */
+static void push_cxx_emu(Argv *a, const char *dir)
+{
+	push_words(a, "CXX", "c++");
+	push(a, ut_strdup("-std=c++17"));
+	push(a, ut_strdup("-O2"));
+	push(a, ut_strdup("-pthread"));
+	push(a, ut_strdup("-ffp-contract=off"));
+	push(a, ut_strdup("-include"));
+	push(a, ut_format("%s/uir_cuda_emu.h", dir));
+}
+
+/* Copies TEST's NAME.ref.cu into DIR/ref.cu with its `kernel` renamed uir_ref_kernel, the
+ * name the timing main of render-cuda --main -DUIR_TIME calls. False with TEST->fail set. */
+static bool write_ref(UtTest *t, const char *dir)
+{
+	size_t n = strlen(t->path);
+	size_t stem = n > 4 && strcmp(t->path + n - 4, ".uir") == 0 ? n - 4 : n;
+	char *ref = ut_format("%.*s.ref.cu", (int)stem, t->path);
+	FILE *f = fopen(ref, "rb");
+	if (!f) {
+		t->fail = ut_format("cuda speed: no reference kernel %s: %s", ref, strerror(errno));
+		free(ref);
+		return false;
+	}
+	UtBuf b = { 0 };
+	const char *base = strrchr(ref, '/') ? strrchr(ref, '/') + 1 : ref;
+	ut_buf_puts(&b, "/* written by uir test: the reference kernel, its kernel() renamed */\n"
+	                "#define kernel uir_ref_kernel\n#line 1 \"");
+	for (const char *p = base; *p; p++)
+		ut_buf_add(&b, *p == '"' || *p == '\\' || (unsigned char)*p < 32 ? "_" : p, 1);
+	ut_buf_puts(&b, "\"\n");
+	char chunk[4096];
+	size_t got;
+	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		ut_buf_add(&b, chunk, got);
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad)
+		t->fail = ut_format("cuda speed: cannot read %s: %s", ref, strerror(errno));
+	bool ok = !bad && write_file(t, dir, "ref.cu", b.data, b.len);
+	ut_buf_free(&b);
+	free(ref);
+	return ok;
+}
+
+/* The steps of `# cuda` and `# cuda speed` after render-cuda, in DIR. */
+static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *dir)
+{
+	Argv a = { NULL, 0 };
+	int engine = cuda_engine(cfg);
+	bool docker = engine == UT_CUDA_DOCKER, gpu = engine != UT_CUDA_EMU;
+	const char *out = step == UT_STEP_SPEED_BUILD || step == UT_STEP_SPEED_EXEC ? "prog_speed" : "prog_cuda";
+	if (docker && step != UT_STEP_CXX_EMU && !push_docker(cfg, t, &a, dir)) {
+		ut_argv_free(a.v);
+		return NULL;
+	}
+	switch (step) {
+	case UT_STEP_CXX_EMU: /* spec 8.4, the emulator */
+		push_cxx_emu(&a, dir);
+		push(&a, ut_strdup("-o"));
+		push(&a, ut_format("%s/%s", dir, out));
+		push(&a, ut_strdup("-x"));
+		push(&a, ut_strdup("c++"));
+		push(&a, ut_format("%s/prog.cu", dir));
+		break;
+	case UT_STEP_NVCC:
+		push_nvcc(&a, true, docker);
+		push(&a, ut_strdup("-o"));
+		push(&a, ut_format("%s/%s", dir, out));
+		push(&a, ut_format("%s/prog.cu", dir));
+		break;
+	case UT_STEP_SPEED_BUILD:
+		if (!write_ref(t, dir)) {
+			ut_argv_free(a.v);
+			return NULL;
+		}
+		if (gpu || find_nvcc()) {
+			push_nvcc(&a, gpu, docker);
+			push(&a, ut_strdup("-DUIR_TIME"));
+			push(&a, ut_strdup("-o"));
+			push(&a, ut_format("%s/%s", dir, out));
+			push(&a, ut_format("%s/prog.cu", dir));
+			push(&a, ut_format("%s/ref.cu", dir));
+		} else {
+			push_cxx_emu(&a, dir);
+			push(&a, ut_strdup("-DUIR_TIME"));
+			push(&a, ut_strdup("-o"));
+			push(&a, ut_format("%s/%s", dir, out));
+			push(&a, ut_strdup("-x"));
+			push(&a, ut_strdup("c++"));
+			push(&a, ut_format("%s/prog.cu", dir));
+			push(&a, ut_format("%s/ref.cu", dir));
+		}
+		break;
+	default: /* EXEC_CUDA, SPEED_EXEC */
+		push(&a, ut_format("%s/%s", dir, out));
+		break;
+	}
+	return a.v;
+}
+
 char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 {
 	Argv a = { NULL, 0 };
 	const char *dir = NULL;
 	if (step == UT_STEP_CC || step == UT_STEP_EXEC_C || step == UT_STEP_CXX_EMU ||
-	    step == UT_STEP_EXEC_CUDA) {
+	    step == UT_STEP_NVCC || step == UT_STEP_EXEC_CUDA || step == UT_STEP_SPEED_BUILD ||
+	    step == UT_STEP_SPEED_EXEC) {
 		dir = test_dir(cfg, t);
 		if (!dir)
 			return NULL;
@@ -329,10 +611,14 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 	case UT_STEP_RUN:
 		push(&a, ut_strdup(cfg->uir));
 		push(&a, ut_strdup("run"));
-		if (cfg->engine) {
-			push(&a, ut_strdup("--engine"));
-			push(&a, ut_strdup(cfg->engine));
-		}
+		push(&a, ut_strdup("--engine"));
+		push(&a, ut_strdup(cfg->engine ? cfg->engine : "interp"));
+		break;
+	case UT_STEP_RUN_JIT:
+		push(&a, ut_strdup(cfg->uir));
+		push(&a, ut_strdup("run"));
+		push(&a, ut_strdup("--engine"));
+		push(&a, ut_strdup("jit"));
 		break;
 	case UT_STEP_RENDER:
 	case UT_STEP_RENDER_CUDA:
@@ -350,32 +636,21 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 		push(&a, ut_format("%s/prog.c", dir));
 		push(&a, ut_strdup("-lm"));
 		return a.v;
-	case UT_STEP_CXX_EMU: /* spec 8.4, the emulator */
-		push_words(&a, "CXX", "c++");
-		push(&a, ut_strdup("-std=c++17"));
-		push(&a, ut_strdup("-O2"));
-		push(&a, ut_strdup("-pthread"));
-		push(&a, ut_strdup("-ffp-contract=off"));
-#ifdef UIR_TEST_CUDA_EMU_HEADER
-		push(&a, ut_strdup("-include"));
-		push(&a, ut_strdup(UIR_TEST_CUDA_EMU_HEADER));
-#endif
-		push(&a, ut_strdup("-o"));
-		push(&a, ut_format("%s/prog_cuda", dir));
-		push(&a, ut_strdup("-x"));
-		push(&a, ut_strdup("c++"));
-		push(&a, ut_format("%s/prog.cu", dir));
-		return a.v;
+	case UT_STEP_CXX_EMU:
+	case UT_STEP_NVCC:
+	case UT_STEP_EXEC_CUDA:
+	case UT_STEP_SPEED_BUILD:
+	case UT_STEP_SPEED_EXEC:
+		return cuda_step_argv(cfg, t, step, dir);
 	case UT_STEP_EXEC_C:
 		push(&a, ut_format("%s/prog", dir));
-		return a.v;
-	case UT_STEP_EXEC_CUDA:
-		push(&a, ut_format("%s/prog_cuda", dir));
 		return a.v;
 	case UT_STEP_CUDA_INVALID:
 		push(&a, ut_strdup(cfg->uir));
 		push(&a, ut_strdup("render-cuda"));
 		break;
+	case UT_STEP_PTX: /* --ptx (ptx_step.c) */
+		return ut_ptx_argv(cfg, t);
 	case UT_NSTEPS:
 		break;
 	}
@@ -522,6 +797,10 @@ static bool judge_fault(UtTest *t, char **argv, const UtChild *c)
 
 static bool judge_run(UtTest *t, char **argv, const UtChild *c)
 {
+	t->run_err_len = c->err.len;
+	t->run_err = ut_xmalloc(c->err.len + 1);
+	memcpy(t->run_err, c->err.data ? c->err.data : "", c->err.len);
+	t->run_err[c->err.len] = '\0';
 	if (t->spec.modes & UT_MODE_FAULT)
 		return judge_fault(t, argv, c);
 	if (ut_exit_code(c->status) != 0)
@@ -544,6 +823,67 @@ static bool judge_run(UtTest *t, char **argv, const UtChild *c)
 	return fail(t, argv, c, msg);
 }
 
+/* The first line where the interpreter's standard error A and the JIT's B differ, as a
+ * malloc'd message, or NULL when they are equal. */
+static char *diff_stderr(const char *a, size_t alen, const char *b, size_t blen)
+{
+	if (alen == blen && memcmp(a, b, alen) == 0)
+		return NULL;
+	size_t i = 0, line = 0;
+	while (i < alen && i < blen && a[i] == b[i])
+		i++;
+	while (i > 0 && a[i - 1] != '\n')
+		i--;
+	for (size_t k = 0; k < i; k++)
+		line += a[k] == '\n';
+	char *la = ut_first_line(a + i, alen - i, 200), *lb = ut_first_line(b + i, blen - i, 200);
+	char *msg = ut_format("standard error, line %zu: interp printed '%s', jit printed '%s'",
+	                      line + 1, la, lb);
+	free(la);
+	free(lb);
+	return msg;
+}
+
+/* run --engine jit: the same exit status and every bit of every buffer as the interpreter
+ * (its printed values read back to the same bits, any NaN as `nan`); for a fault, the same
+ * diagnostic. Without the LLVM back end (`--engine jit` exits 64 saying why) the step is
+ * noted as not run, here and in every later test. */
+static bool judge_run_jit(UtTest *t, char **argv, const UtChild *c)
+{
+	static const char missing[] = "--engine jit: ";
+	int code = ut_exit_code(c->status);
+	const char *err = c->err.data ? c->err.data : "";
+	const char *why = code == 64 ? strstr(err, missing) : NULL;
+	if (why) {
+		if (!jit_missing)
+			jit_missing = ut_first_line(why + strlen(missing), strlen(why + strlen(missing)), 200);
+		char *note = ut_format("jit: %s", jit_missing);
+		add_note(&t->notes, note);
+		free(note);
+		return true;
+	}
+	bool fault = t->spec.modes & UT_MODE_FAULT;
+	if (code < 0 || (code != 0 && code != 1))
+		return fail_status(t, UT_STEP_RUN_JIT, argv, c);
+	if (fault && code == 0)
+		return fail(t, argv, c, ut_strdup("jit differs from interp: interp faulted (E0601), "
+		                                  "jit ran to the end"));
+	if (!fault && code != 0)
+		return fail_status(t, UT_STEP_RUN_JIT, argv, c);
+	if (c->out.truncated)
+		return fail(t, argv, c, ut_format("run --engine jit printed more than %zu bytes",
+		                                  c->out.limit));
+	char *diff = ut_diff_outputs(t->run_out ? t->run_out : "", t->run_len, "interp",
+	                             c->out.data ? c->out.data : "", c->out.len, "jit");
+	if (!diff && fault)
+		diff = diff_stderr(t->run_err ? t->run_err : "", t->run_err_len, err, c->err.len);
+	if (!diff)
+		return true;
+	char *msg = ut_format("jit differs from interp: %s", diff);
+	free(diff);
+	return fail(t, argv, c, msg);
+}
+
 /* render / render-cuda --main: keep the source for the compiler. */
 static bool judge_render(UtConfig *cfg, UtTest *t, UtStep step, char **argv, const UtChild *c)
 {
@@ -554,7 +894,9 @@ static bool judge_render(UtConfig *cfg, UtTest *t, UtStep step, char **argv, con
 		                                  c->out.limit));
 	const char *dir = test_dir(cfg, t);
 	const char *name = step == UT_STEP_RENDER ? "prog.c" : "prog.cu";
-	if (!dir || !write_file(t, dir, name, c->out.data ? c->out.data : "", c->out.len)) {
+	if (!dir || !write_file(t, dir, name, c->out.data ? c->out.data : "", c->out.len) ||
+	    (step == UT_STEP_RENDER_CUDA &&
+	     !write_file(t, dir, "uir_cuda_emu.h", ut_cuda_emu_header, ut_cuda_emu_header_len))) {
 		ut_step_record(t, argv, c);
 		return false;
 	}
@@ -574,6 +916,32 @@ static bool judge_exec(UtTest *t, UtStep step, char **argv, const UtChild *c)
 	char *msg = ut_format("%s differs from run: %s", who, diff);
 	free(diff);
 	return fail(t, argv, c, msg);
+}
+
+/* `# cuda speed: X` on a GPU: the first launch's output must be run's, and the timing main
+ * (render-cuda --main -DUIR_TIME) prints on standard error
+ * "uir-time: kernel MS ms, reference MS ms", each the best of 3; the kernel passes at X
+ * times the reference's speed or better. */
+static bool judge_speed(UtTest *t, char **argv, const UtChild *c)
+{
+	if (!judge_exec(t, UT_STEP_SPEED_EXEC, argv, c))
+		return false;
+	const char *line = c->err.data ? strstr(c->err.data, "uir-time: kernel ") : NULL;
+	double k, r;
+	if (!line || sscanf(line, "uir-time: kernel %lf ms, reference %lf ms", &k, &r) != 2 || !(k > 0) ||
+	    !(r > 0))
+		return fail(t, argv, c, ut_strdup("cuda speed: no 'uir-time: kernel MS ms, reference MS "
+		                                  "ms' line from the timing run"));
+	double x = r / k;
+	char *how = ut_format("%s; speed %.2fx the reference (%.4f ms vs %.4f ms, wanted %gx)",
+	                      t->cuda_how ? t->cuda_how : "cuda", x, k, r, t->spec.speed);
+	free(t->cuda_how);
+	t->cuda_how = how;
+	if (x >= t->spec.speed)
+		return true;
+	return fail(t, argv, c, ut_format("cuda speed: the kernel is %.2fx the reference's speed "
+	                                  "(%.4f ms vs %.4f ms), wanted %gx or better", x, k, r,
+	                                  t->spec.speed));
 }
 
 static bool judge_cuda_invalid(UtTest *t, char **argv, const UtChild *c)
@@ -598,13 +966,18 @@ static bool judge_cuda_invalid(UtTest *t, char **argv, const UtChild *c)
 static const char *const step_names[UT_NSTEPS] = {
 	[UT_STEP_CHECK] = "check",
 	[UT_STEP_RUN] = "run",
+	[UT_STEP_RUN_JIT] = "run --engine jit",
 	[UT_STEP_RENDER] = "render",
 	[UT_STEP_CC] = "cc",
 	[UT_STEP_EXEC_C] = "rendered C",
 	[UT_STEP_RENDER_CUDA] = "render-cuda",
 	[UT_STEP_CXX_EMU] = "c++ (CUDA emulator)",
+	[UT_STEP_NVCC] = "nvcc",
 	[UT_STEP_EXEC_CUDA] = "rendered CUDA",
+	[UT_STEP_SPEED_BUILD] = "cuda speed build",
+	[UT_STEP_SPEED_EXEC] = "cuda speed run",
 	[UT_STEP_CUDA_INVALID] = "render-cuda",
+	[UT_STEP_PTX] = "ptx --run",
 };
 
 const char *ut_step_name(UtStep step)
@@ -619,17 +992,25 @@ bool ut_step_judge(UtConfig *cfg, UtTest *t, UtStep step, char **argv, const UtC
 		return judge_check(t, argv, c);
 	case UT_STEP_RUN:
 		return judge_run(t, argv, c);
+	case UT_STEP_RUN_JIT:
+		return judge_run_jit(t, argv, c);
 	case UT_STEP_RENDER:
 	case UT_STEP_RENDER_CUDA:
 		return judge_render(cfg, t, step, argv, c);
 	case UT_STEP_CC:
 	case UT_STEP_CXX_EMU:
+	case UT_STEP_NVCC:
+	case UT_STEP_SPEED_BUILD:
 		return ut_exit_code(c->status) == 0 || fail_status(t, step, argv, c);
+	case UT_STEP_SPEED_EXEC:
+		return judge_speed(t, argv, c);
 	case UT_STEP_EXEC_C:
 	case UT_STEP_EXEC_CUDA:
 		return judge_exec(t, step, argv, c);
 	case UT_STEP_CUDA_INVALID:
 		return judge_cuda_invalid(t, argv, c);
+	case UT_STEP_PTX: /* --ptx (ptx_step.c) */
+		return ut_ptx_judge(t, argv, c);
 	case UT_NSTEPS:
 		break;
 	}

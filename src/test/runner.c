@@ -105,9 +105,16 @@ static void usage(FILE *f)
 	      "                      (default 60; 0: no limit)\n"
 	      "      --junit FILE    write a JUnit XML report to FILE\n"
 	      "      --shard K/N     run only part K of N of the sorted tests\n"
-	      "      --engine E      pass --engine E to `uir run` (interp, jit, auto)\n"
+	      "      --engine E      run `uir run --engine E` only (interp, jit, auto); default:\n"
+	      "                      interp, then jit, which must print the same bits\n"
 	      "  -v, --verbose       print the command and outputs of each failing step\n"
 	      "      --uir PATH      run the checks with this uir binary (to test uir itself)\n"
+	      "      --cuda-docker IMAGE  build and run `# cuda` tests with nvcc in this Docker\n"
+	      "                      image (docker run --gpus all); default: the GPU when\n"
+	      "                      nvcc and one are here, else the CUDA emulator\n"
+	      "      --ptx           also run `# cuda` tests through `uir ptx --run` (LLVM's\n"
+	      "                      NVPTX back end, the CUDA driver API) against run; skipped\n"
+	      "                      without a CUDA driver and device\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
 	      "Exit status: 0 no test failed, 1 a test failed, 64 bad usage.\n", f);
@@ -132,7 +139,7 @@ static long parse_count(const char *s, long lo, long hi)
 	return v;
 }
 
-enum { OPT_TIMEOUT = 256, OPT_JUNIT, OPT_SHARD, OPT_ENGINE, OPT_UIR };
+enum { OPT_TIMEOUT = 256, OPT_JUNIT, OPT_SHARD, OPT_ENGINE, OPT_UIR, OPT_CUDA_DOCKER, OPT_PTX };
 
 static const struct option long_options[] = {
 	{ "jobs", required_argument, NULL, 'j' },
@@ -141,6 +148,8 @@ static const struct option long_options[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "uir", required_argument, NULL, OPT_UIR },
+	{ "cuda-docker", required_argument, NULL, OPT_CUDA_DOCKER },
+	{ "ptx", no_argument, NULL, OPT_PTX },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -210,6 +219,15 @@ static int parse_options(Runner *r, Options *o, int argc, char **argv)
 			if (strcmp(optarg, "interp") && strcmp(optarg, "jit") && strcmp(optarg, "auto"))
 				return bad_usage("bad --engine value '%s': interp, jit or auto", optarg);
 			r->cfg.engine = optarg;
+			break;
+		case OPT_CUDA_DOCKER:
+			/* an argv word, never a shell's: only keep it from reading as an option */
+			if (!optarg[0] || optarg[0] == '-' || strpbrk(optarg, " \t\n\r"))
+				return bad_usage("bad --cuda-docker value '%s': a Docker image name", optarg);
+			r->cfg.cuda_docker = optarg;
+			break;
+		case OPT_PTX:
+			r->cfg.ptx = true;
 			break;
 		case OPT_UIR:
 			if (access(optarg, X_OK) != 0)
@@ -299,8 +317,12 @@ static void report(Runner *r, UtTest *t)
 	} else {
 		t->result = UT_PASS;
 		r->passed++;
-		if (t->notes.len)
+		if (t->notes.len && t->cuda_how)
+			printf("PASS %s (%s; not run: %s)\n", t->path, t->cuda_how, t->notes.data);
+		else if (t->notes.len)
 			printf("PASS %s (not run: %s)\n", t->path, t->notes.data);
+		else if (t->cuda_how)
+			printf("PASS %s (%s)\n", t->path, t->cuda_how);
 		else
 			printf("PASS %s\n", t->path);
 	}
@@ -317,6 +339,8 @@ static void finish(Runner *r, Slot *s)
 	ut_test_cleanup(t);
 	free(t->run_out);
 	t->run_out = NULL;
+	free(t->run_err);
+	t->run_err = NULL;
 	ut_spec_free(&t->spec);
 	s->test = NULL;
 	report(r, t);
@@ -515,6 +539,7 @@ static void free_tests(Runner *r)
 		UtTest *t = &r->tests[i];
 		free(t->path);
 		free(t->fail);
+		free(t->cuda_how);
 		ut_buf_free(&t->notes);
 		ut_buf_free(&t->skips);
 		ut_buf_free(&t->detail);

@@ -167,14 +167,19 @@ int ut_exit_code(int status);
 /* The steps a test may run, in the order they run. */
 typedef enum UtStep {
 	UT_STEP_CHECK,         /* uir check [--strict] FILE */
-	UT_STEP_RUN,           /* uir run [--engine E] FILE */
+	UT_STEP_RUN,           /* uir run --engine interp FILE (--engine E when given) */
+	UT_STEP_RUN_JIT,       /* uir run --engine jit FILE, compared with run bit for bit */
 	UT_STEP_RENDER,        /* uir render --main FILE > T/prog.c */
 	UT_STEP_CC,            /* $CC -std=c11 -O2 -pthread -o T/prog T/prog.c -lm */
 	UT_STEP_EXEC_C,        /* T/prog, its output compared with run's */
 	UT_STEP_RENDER_CUDA,   /* uir render-cuda --main FILE > T/prog.cu */
 	UT_STEP_CXX_EMU,       /* $CXX ... the CUDA emulator ... -o T/prog_cuda */
+	UT_STEP_NVCC,          /* nvcc -arch=native ... -o T/prog_cuda T/prog.cu (GPU or Docker) */
 	UT_STEP_EXEC_CUDA,     /* T/prog_cuda, its output compared with run's */
+	UT_STEP_SPEED_BUILD,   /* `# cuda speed`: T/prog.cu -DUIR_TIME with T/ref.cu */
+	UT_STEP_SPEED_EXEC,    /* T/prog_speed: output compared, kernel vs reference timed */
 	UT_STEP_CUDA_INVALID,  /* uir render-cuda FILE, which must exit 2 */
+	UT_STEP_PTX,           /* uir ptx --run FILE (`--ptx`, ptx_step.c), compared with run */
 	UT_NSTEPS
 } UtStep;
 
@@ -183,12 +188,18 @@ enum { UT_PASS, UT_FAIL, UT_SKIP };
 /* The runner's settings, from the command line. */
 typedef struct UtConfig {
 	const char *uir;       /* the `uir` binary every check runs */
-	const char *engine;    /* `--engine` for run, or NULL */
+	const char *engine;    /* `--engine` for run, or NULL: interp, and jit compared */
 	double timeout;        /* seconds per test; 0: no limit */
 	int jobs;
 	bool verbose;
 	char *tmpdir;          /* malloc'd, created on first need, removed at the end */
+	const char *cuda_docker; /* `--cuda-docker IMAGE`: `# cuda` runs in it, or NULL */
+	int cuda_engine;       /* how `# cuda` runs (UT_CUDA_*), decided on first need */
+	bool ptx;              /* `--ptx`: `# cuda` tests also run their PTX (ptx_step.c) */
 } UtConfig;
+
+/* Where `# cuda` tests run (modes.c decides once per run). */
+enum { UT_CUDA_UNDECIDED, UT_CUDA_EMU, UT_CUDA_GPU, UT_CUDA_DOCKER };
 
 /* One test and its progress. */
 typedef struct UtTest {
@@ -201,7 +212,10 @@ typedef struct UtTest {
 	UtBuf detail;          /* the failing step's command and outputs, for -v and JUnit */
 	char *run_out;         /* run's standard output, once run has passed */
 	size_t run_len;
+	char *run_err;         /* run's standard error (a fault's diagnostic), for run_jit */
+	size_t run_err_len;
 	char *dir;             /* the test's own temporary folder, or NULL */
+	char *cuda_how;        /* malloc'd: how its CUDA ran ("cuda: emulator"), or NULL */
 	double start, elapsed; /* seconds */
 	int result;            /* UT_PASS, UT_FAIL or UT_SKIP, once finished */
 } UtTest;
@@ -226,6 +240,14 @@ void ut_argv_free(char **argv);
 void ut_test_cleanup(UtTest *test);
 /* Removes the runner's temporary folder and everything in it. */
 void ut_remove_tmpdir(UtConfig *cfg);
+
+/* ---- ptx_step.c: `--ptx`, the PTX of `# cuda` tests on the GPU (uir ptx --run) ---- */
+
+/* Adds UT_STEP_PTX to a `# cuda` test's plan when --ptx is on (a skip note without a
+ * CUDA driver or device); its command line; its judgement (run's output, bit for bit). */
+void ut_ptx_plan(UtConfig *cfg, UtTest *test);
+char **ut_ptx_argv(UtConfig *cfg, UtTest *test);
+bool ut_ptx_judge(UtTest *test, char **argv, const UtChild *c);
 
 /* ---- junit.c: JUnit XML ---- */
 

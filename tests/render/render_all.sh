@@ -9,10 +9,14 @@
 #     (each at -O0 and -O3, -std=c11 -Wall -Wextra -pedantic -Werror -pthread -lm), runs
 #     each binary (the gcc -O3 one also with UIR_THREADS=1 and 3) and compares standard
 #     output with `uir run`'s, byte for byte;
-#   - when `uir run` faults (exit 1, E0601): the rendered program (gcc -O2) must exit 1
-#     with nothing on standard output and `run`'s diagnostic on standard error.
+#   - when `uir run` faults (exit 1, E0601): the rendered program, built the same four
+#     ways, must exit 1 with nothing on standard output and `run`'s diagnostic on
+#     standard error.
 # With RENDER_SANITIZE=1, each program also runs built by clang -O1 with
 # -fsanitize=undefined,address (no recovery): the rendered C has no undefined behaviour.
+# With RENDER_SHARD=K/N (0 <= K < N), only the files whose place in the sorted list is K
+# modulo N (the Meson suite `render-c` runs N shards, two at a time on two cores).
+# RENDER_CCS (default "gcc clang") names the compilers; JOBS the programs done at once.
 # Prints one line per failure (and per pass with VERBOSE=1) and, last,
 # "N passed, N failed". Exits 1 when anything failed. Programs run from the current
 # directory, as `uir run` does (file "x.npy" paths are relative to the .uir file).
@@ -40,9 +44,28 @@ CFLAGS="-std=c11 -Wall -Wextra -pedantic -Werror -pthread"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/render_all.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
+SHARD_K=0
+SHARD_N=1
+if [ -n "${RENDER_SHARD:-}" ]; then
+	SHARD_K=${RENDER_SHARD%/*}
+	SHARD_N=${RENDER_SHARD#*/}
+	case "$SHARD_K/$SHARD_N" in
+	*[!0-9/]* | /* | */) echo "render_all.sh: RENDER_SHARD must be K/N" >&2; exit 2 ;;
+	esac
+	if [ "$SHARD_N" -lt 1 ] || [ "$SHARD_K" -ge "$SHARD_N" ]; then
+		echo "render_all.sh: RENDER_SHARD must be K/N with 0 <= K < N" >&2
+		exit 2
+	fi
+fi
+
 files=()
-while IFS= read -r f; do files+=("$f"); done < <(
-	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } | sort)
+n=0
+while IFS= read -r f; do
+	[ $((n % SHARD_N)) -eq "$SHARD_K" ] && files+=("$f")
+	n=$((n + 1))
+done < <(
+	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
+		LC_ALL=C sort)
 
 # test_one INDEX FILE: writes "PASS name" or "FAIL name: why" into $WORK/INDEX.result
 test_one() {
@@ -56,26 +79,11 @@ test_one() {
 	timeout 120 "$UIR" run $RUN_ARGS "$f" >"$d/run.out" 2>"$d/run.err"
 	local rrc=$?
 	if [ $rrc -ne 0 ] && ! grep -q 'error\[E0601\]' "$d/run.err"; then
-		echo "SKIP $f" >"$res"
+		echo "NORUN $f: uir run exit $rrc: $(head -c 200 "$d/run.err")" >"$res"
 		return
 	fi
 	if ! "$UIR" render --main "$f" >"$d/prog.c" 2>"$d/render.err"; then
 		echo "FAIL $f: uir render failed: $(head -c 300 "$d/render.err")" >"$res"
-		return
-	fi
-	if [ $rrc -ne 0 ]; then
-		# a fault: exit 1, no output, run's diagnostic
-		if ! ${CCS[0]} $CFLAGS -O2 -o "$d/prog" "$d/prog.c" -lm 2>"$d/cc.err"; then
-			echo "FAIL $f: ${CCS[0]} -O2: $(head -c 600 "$d/cc.err")" >"$res"
-			return
-		fi
-		timeout 120 "$d/prog" >"$d/prog.out" 2>"$d/prog.err"
-		local prc=$?
-		if [ $prc -ne 1 ] || [ -s "$d/prog.out" ] || ! cmp -s "$d/run.err" "$d/prog.err"; then
-			echo "FAIL $f: fault: exit $prc (want 1), stdout $(wc -c <"$d/prog.out") bytes, stderr $(cmp -s "$d/run.err" "$d/prog.err" && echo same || echo differs)" >"$res"
-			return
-		fi
-		echo "PASS $f (fault)" >"$res"
 		return
 	fi
 	local cc opt
@@ -85,6 +93,17 @@ test_one() {
 			if ! $cc $CFLAGS $opt -o "$bin" "$d/prog.c" -lm 2>"$d/cc.err"; then
 				echo "FAIL $f: $cc $opt: $(head -c 600 "$d/cc.err")" >"$res"
 				return
+			fi
+			if [ $rrc -ne 0 ]; then
+				# a fault: exit 1, no output, run's diagnostic
+				timeout 120 "$bin" >"$d/prog.out" 2>"$d/prog.err"
+				local prc=$?
+				if [ $prc -ne 1 ] || [ -s "$d/prog.out" ] || ! cmp -s "$d/run.err" "$d/prog.err"; then
+					echo "FAIL $f: $cc $opt: fault: exit $prc (want 1), stdout $(wc -c <"$d/prog.out") bytes, stderr $(cmp -s "$d/run.err" "$d/prog.err" && echo same || echo differs)" >"$res"
+					return
+				fi
+				rm -f "$bin"
+				continue
 			fi
 			local envs=("")
 			if [ "$cc" = "${CCS[0]}" ] && [ "$opt" = -O3 ]; then envs=("" 1 3); fi
@@ -108,6 +127,10 @@ test_one() {
 			rm -f "$bin"
 		done
 	done
+	if [ $rrc -ne 0 ]; then
+		echo "PASS $f (fault)" >"$res"
+		return
+	fi
 	if [ "${RENDER_SANITIZE:-0}" = 1 ]; then
 		if ! clang $CFLAGS -O1 -g -fsanitize=undefined,address -fno-sanitize-recover=all -o "$d/prog.san" "$d/prog.c" -lm 2>"$d/cc.err"; then
 			echo "FAIL $f: clang -fsanitize: $(head -c 600 "$d/cc.err")" >"$res"
@@ -125,7 +148,12 @@ test_one() {
 i=0
 for f in "${files[@]}"; do
 	i=$((i + 1))
-	test_one "$i" "$f" &
+	(
+		t0=$EPOCHREALTIME
+		test_one "$i" "$f"
+		line=$(cat "$WORK/$i.result")
+		echo "$line [$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s]" >"$WORK/$i.result"
+	) &
 	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
 		wait -n 2>/dev/null || sleep 0.05
 	done
@@ -134,6 +162,8 @@ wait
 
 pass=0
 fail=0
+skip=0
+norun=0
 for r in "$WORK"/*.result; do
 	[ -e "$r" ] || continue
 	read -r status rest <"$r"
@@ -146,7 +176,13 @@ for r in "$WORK"/*.result; do
 		fail=$((fail + 1))
 		cat "$r"
 		;;
+	NORUN)
+		norun=$((norun + 1))
+		cat "$r"
+		;;
+	SKIP) skip=$((skip + 1)) ;;
 	esac
 done
+echo "${RENDER_SHARD:+shard $RENDER_SHARD: }${#files[@]} files: $skip rejected by uir check, $norun not run (uir run failed other than E0601), $((pass + fail)) rendered and built with ${CCS[*]} at -O0 and -O3"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

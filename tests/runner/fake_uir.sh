@@ -4,7 +4,9 @@
 # `uir test --uir fake_uir.sh ...` runs every check through this script, which answers
 # `check`, `run`, `render --main` and `render-cuda` from canned behaviour keyed by the test
 # file's folder and name (cases/FOLDER/NAME.uir), so each runner feature can be exercised
-# without the real compiler. Every call is appended to $FAKE_UIR_LOG when it is set.
+# without the real compiler. `run --engine jit` answers as `run` does, except for the
+# cases in jit/ (a different value, a fault missed or different, a crash) and when
+# FAKE_UIR_NO_JIT is set (exit 64: no LLVM back end). Every call is appended to $FAKE_UIR_LOG when it is set.
 #
 # Usage: fake_uir.sh COMMAND [OPTIONS] FILE
 
@@ -37,7 +39,23 @@ run)
 		*) echo "fake: wrong engine" >&2; exit 64 ;;
 		esac ;;
 	esac
+	case " $* " in
+	*" --engine jit "*) # the second engine of every run-test (no --engine given to uir test)
+		if [ -n "${FAKE_UIR_NO_JIT:-}" ]; then
+			echo "uir run: --engine jit: the LLVM back end (uir-llvm.so) is not installed next to uir" >&2
+			exit 64
+		fi
+		case "$key" in
+		jit/differs.uir) echo "out: 1 2 3 5"; exit 0 ;;
+		jit/fault_missed.uir) echo "out: 0 0 0 0"; exit 0 ;;
+		jit/fault_other.uir) diag E0601 "store out of bounds: out[7], size 4"; exit 1 ;;
+		jit/crash.uir) kill -SEGV $$ ;;
+		parallel/*) echo "out: 0"; exit 0 ;; # -j is timed with the interpreter's sleep only
+		esac ;;
+	esac
 	case "$key" in
+	jit/same.uir|jit/differs.uir|jit/crash.uir) echo "out: 1 2 3 4" ;;
+	jit/fault_*.uir) diag E0601 "store out of bounds: out[9], size 4"; exit 1 ;;
 	pass/plain.uir|pass/expect_f32.uir|fail/expect_value.uir|fail/expect_count.uir|\
 	fail/expect_nobuf.uir|pass/prose.uir|sub/nested.uir|fail/fault_ran.uir)
 		echo "out: 1 2 3 4" ;;

@@ -6,7 +6,7 @@
 #
 # Every check runs `UIR test --uir fake_uir.sh ...` on the small programs in cases/, so the
 # runner's behaviour is tested without depending on the real check/run: pass and fail
-# verdicts and their messages, `# expect` in every type (NaN, -0), timeouts that kill a
+# verdicts and their messages, the second engine (jit) against the first (interp), `# expect` in every type (NaN, -0), timeouts that kill a
 # whole process group, -j, --shard, --junit (parsed with python3 when it is there), -v,
 # --engine, usage errors, the progress line on a terminal. Buffer types still come from the
 # real uir_load() linked into UIR, so the cases are valid programs.
@@ -105,7 +105,7 @@ fi
 
 # ---- -v prints the failing step's command and outputs ----
 t -v fail/expect_value.uir
-want_line "    \$ $fake run fail/expect_value.uir" "-v"
+want_line "    \$ $fake run --engine interp fail/expect_value.uir" "-v"
 want_line "    out: 1 2 3 4" "-v"
 t fail/expect_value.uir
 grep -q '^    ' "$work/out" && bad "outputs printed without -v"
@@ -116,9 +116,42 @@ t --engine jit pass/plain.uir pass/strict.uir
 want_rc 0 "--engine jit"
 grep -qxF "run --engine jit pass/plain.uir" "$work/log" && ok || bad "--engine not passed: $(cat "$work/log")"
 grep -qxF "check --strict pass/strict.uir" "$work/log" && ok || bad "# strict not passed: $(cat "$work/log")"
+grep -q -- "--engine interp" "$work/log" && bad "--engine jit also ran interp: $(cat "$work/log")"
 t --engine interp pass/plain.uir
 want_rc 1 "--engine interp against a stand-in that wants jit"
 unset FAKE_UIR_LOG FAKE_UIR_ENGINE
+
+# ---- every run-test runs on both engines, the JIT compared with the interpreter ----
+export FAKE_UIR_LOG=$work/log
+: >"$work/log"
+t pass/plain.uir pass/fault.uir
+want_rc 0 "both engines"
+for l in "run --engine interp pass/plain.uir" "run --engine jit pass/plain.uir" \
+	"run --engine interp pass/fault.uir" "run --engine jit pass/fault.uir"; do
+	grep -qxF "$l" "$work/log" && ok || bad "both engines: no '$l' in: $(cat "$work/log")"
+done
+: >"$work/log"
+t --engine interp pass/plain.uir
+grep -q -- "--engine jit" "$work/log" && bad "--engine interp also ran the jit: $(cat "$work/log")"
+unset FAKE_UIR_LOG
+t -j 2 jit
+want_rc 1 "jit folder"
+want_last "1 passed, 4 failed, 0 skipped" "jit folder"
+while IFS= read -r line; do
+	want_line "$line" "jit folder"
+done <<'EOF'
+PASS jit/same.uir
+FAIL jit/differs.uir: jit differs from interp: buffer out, element 3: interp printed 4, jit printed 5
+FAIL jit/crash.uir: run --engine jit was killed by signal 11 (Segmentation fault)
+FAIL jit/fault_missed.uir: jit differs from interp: interp faulted (E0601), jit ran to the end
+FAIL jit/fault_other.uir: jit differs from interp: standard error, line 1: interp printed 'jit/fault_other.uir:3:5: error[E0601]: store out of bounds: out[9], size 4', jit printed 'jit/fault_other.uir:3:5: error[E0601]: store out of bounds: out[7], size 4'
+EOF
+# without the LLVM back end the JIT step is noted as not run, and the tests pass
+FAKE_UIR_NO_JIT=1 t -j 1 jit/same.uir pass/plain.uir pass/fault.uir
+want_rc 0 "no jit"
+want_line "PASS pass/plain.uir (not run: jit: the LLVM back end (uir-llvm.so) is not installed next to uir)" "no jit"
+want_line "PASS pass/fault.uir (not run: jit: the LLVM back end (uir-llvm.so) is not installed next to uir)" "no jit"
+want_last "3 passed, 0 failed, 0 skipped" "no jit"
 
 # ---- a test past its time limit is killed with its whole process group ----
 export FAKE_UIR_PIDS=$work/pids

@@ -1,0 +1,417 @@
+/* racecheck.c - the dynamic race check of `uir run --racecheck` (see racecheck.h).
+ *
+ * The interpreter runs every loop in order; the check records, for every element of every
+ * buffer and alloc, which iteration of each parallel loop last wrote and read it, and stops
+ * at the first access that two different iterations could not both make if they ran at the
+ * same time (spec 6 and 8.2):
+ *
+ *   outer level: iterations of a `thread` loop, or blocks of a `global` loop (the whole
+ *                kernel, across its phases);
+ *   inner level: threads of one `local` loop (one phase of one block); the barrier between
+ *                phases, and between blocks, starts a new instance.
+ *
+ * Each run of a parallel loop is an instance with its own number, so records left by
+ * earlier instances never compare with later ones. Two accesses conflict when they belong
+ * to the same instance, come from different iterations, and at least one writes, unless
+ * both are the same atomic.OP (whose updates commute). Memory private to an iteration is
+ * skipped at the outer level: an alloc whose home is the `thread` loop, or a block's shared
+ * memory (home: the `global` loop).
+ *
+ * A cell keeps, per level and element, up to two write-like accesses and two reads from
+ * different iterations. That is exact, not a sample: until the first race, the write-like
+ * accesses of one instance come from one iteration, or are all one atomic op; and a write
+ * conflicts with earlier reads exactly when one of them came from another iteration, which
+ * two reads of different iterations (or one) decide.
+ */
+#include "racecheck.h"
+#include "interp.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { OUTER, INNER };
+
+/* One recorded access: the iteration of the level's loop and the access site (-1: none). */
+typedef struct Acc {
+	int32_t iter, site;
+} Acc;
+
+typedef struct Cell {
+	uint32_t winst, rinst; /* instance of the write and read records; 0: none */
+	Acc w0, w1;            /* w0 the latest write-like access; w1 (site -1: none): with wmulti,
+				* one of another iteration (all did one atomic op), else one of
+				* w0's iteration of another kind than w0's (for the message) */
+	Acc r0, r1;            /* r0 the latest read; r1 a read of another iteration, or site -1 */
+	uint8_t wkinds;        /* the kinds (1 << RACE_*) of the write-like accesses */
+	uint8_t wmulti;        /* the write-like accesses come from several iterations */
+} Cell;
+
+/* What the hook after an access knows. */
+typedef struct RaceSite {
+	const Site *site;
+	int kind;
+	int id;            /* index in RaceState.sites */
+	bool outer, inner; /* the levels it is recorded at (known when compiling) */
+	Cell **cells[2];   /* the memory's record per level (allocated on first use) */
+} RaceSite;
+
+/* The parallel loops around the running code. */
+typedef struct RaceCur {
+	uint32_t oinst, iinst; /* instances (0: not inside such a loop) */
+	int32_t oreg, ireg;    /* their index registers */
+	const Stmt *oloop, *iloop;
+} RaceCur;
+
+struct RaceState {
+	UirProgram *p;
+	RaceCur cur;
+	const Scalar *R;  /* the register file, for the report */
+	uint32_t next_inst;
+	Cell **shadow; /* per slot: [OUTER] and [INNER] arrays, allocated on first use */
+	int nslots;
+	const RaceSite **sites;
+	int nsites, capsites;
+	Arena arena;
+};
+
+RaceState *race_new(UirProgram *p)
+{
+	RaceState *rs = xcalloc(1, sizeof *rs);
+	rs->p = p;
+	rs->nslots = p->nbufs + p->nallocs;
+	rs->shadow = xcalloc(2 * (size_t)rs->nslots + 1, sizeof *rs->shadow);
+	rs->next_inst = 1;
+	return rs;
+}
+
+void race_free(RaceState *rs)
+{
+	if (!rs)
+		return;
+	for (int i = 0; i < 2 * rs->nslots; i++)
+		free(rs->shadow[i]);
+	free(rs->shadow);
+	free(rs->sites);
+	arena_free(&rs->arena);
+	free(rs);
+}
+
+static void race_access(const Insn *in, Scalar *R, Ctx *c);
+static void race_access_o(const Insn *in, Scalar *R, Ctx *c);
+static void race_access_i(const Insn *in, Scalar *R, Ctx *c);
+static void race_access_oi(const Insn *in, Scalar *R, Ctx *c);
+
+const void *race_site(RaceState *rs, const Site *site, int kind, int n, bool outer, bool inner, InsnFn *fn)
+{
+	const Mem *m = site->mem;
+	/* an alloc with a home is private to an iteration of the thread or global loop */
+	outer = outer && !(m->is_alloc && m->home);
+	*fn = n > 1 ? race_access : outer && inner ? race_access_oi : outer ? race_access_o : race_access_i;
+	if (!outer && !inner) {
+		*fn = NULL;
+		return NULL;
+	}
+	RaceSite *s = arena_alloc(&rs->arena, sizeof *s);
+	int slot = m->is_alloc ? rs->p->nbufs + m->index : m->index;
+	s->site = site;
+	s->kind = kind;
+	s->outer = outer;
+	s->inner = inner;
+	s->cells[OUTER] = &rs->shadow[2 * slot + OUTER];
+	s->cells[INNER] = &rs->shadow[2 * slot + INNER];
+	if (rs->nsites == rs->capsites) {
+		rs->capsites = rs->capsites ? 2 * rs->capsites : 64;
+		rs->sites = xrealloc(rs->sites, (size_t)rs->capsites * sizeof *rs->sites);
+	}
+	s->id = rs->nsites;
+	rs->sites[rs->nsites++] = s;
+	return s;
+}
+
+/* A new instance number. When the numbers run out, every record is dropped (a race across
+ * that moment can be missed; none is ever invented). */
+static uint32_t new_inst(RaceState *rs)
+{
+	if (rs->next_inst == UINT32_MAX) {
+		for (int i = 0; i < 2 * rs->nslots; i++) {
+			free(rs->shadow[i]);
+			rs->shadow[i] = NULL;
+		}
+		rs->next_inst = 1;
+	}
+	return rs->next_inst++;
+}
+
+void race_insn_loop(const Insn *in, Scalar *R, Ctx *c)
+{
+	RaceState *rs = c->race;
+	const LoopInfo *L = in->aux;
+	const Stmt *s = in->base;
+	RaceCur saved = rs->cur;
+	if (s->axis == AX_LOCAL) {
+		rs->cur.iinst = new_inst(rs);
+		rs->cur.ireg = L->idx;
+		rs->cur.iloop = s;
+	} else {
+		rs->cur.oinst = new_inst(rs);
+		rs->cur.oreg = L->idx;
+		rs->cur.oloop = s;
+		rs->cur.iinst = 0;
+	}
+	if (L->nzero)
+		insn_loop_zero(in, R, c);
+	else
+		insn_loop(in, R, c);
+	rs->cur = saved;
+}
+
+/* ---- the report ---- */
+
+static const char *kind_verb(int kind)
+{
+	switch (kind) {
+	case RACE_READ: return "reads";
+	case RACE_WRITE: return "writes";
+	case RACE_ADD: return "does atomic.add on";
+	case RACE_MIN: return "does atomic.min on";
+	default: return "does atomic.max on";
+	}
+}
+
+/* "threads" / "thread" for a local loop, "blocks" for a global one, "iterations" for a
+ * thread loop. */
+static const char *iter_word(const Stmt *loop, bool plural)
+{
+	switch (loop->axis) {
+	case AX_LOCAL: return plural ? "threads" : "thread";
+	case AX_GLOBAL: return plural ? "blocks" : "block";
+	default: return plural ? "iterations" : "iteration";
+	}
+}
+
+/* Prints a note at AT with its source line and a caret, as diag.c prints errors. */
+static void note_at(UirProgram *p, Loc at, const char *msg)
+{
+	FILE *f = p->err;
+	fprintf(f, "%s:%d:%d: note: %s\n", p->path, at.line, at.col, msg);
+	if (at.line <= 0 || !p->src)
+		return;
+	const char *s = p->src, *end = p->src + p->srclen;
+	for (int l = 1; l < at.line && s < end; s++)
+		if (*s == '\n')
+			l++;
+	const char *e = s;
+	while (e < end && *e != '\n' && e - s < 160)
+		e++;
+	if (e > s && e[-1] == '\r')
+		e--;
+	const char *caret = s + (at.col > 0 ? at.col - 1 : 0);
+	if (caret > e)
+		caret = e;
+	fprintf(f, " %5d | ", at.line);
+	for (const char *q = s; q < e; q++)
+		fputc((*q == '\t' || (unsigned char)*q >= 32) && *q != 127 ? *q : '?', f);
+	fputs("\n       | ", f);
+	for (const char *q = s; q < caret; q++)
+		fputc(*q == '\t' ? '\t' : ' ', f);
+	fputs("^\n", f);
+}
+
+/* Reports the race between the earlier access OTHER and the access NOW of iteration J at
+ * element ELEM, on level LV, and leaves the run. */
+static _Noreturn __attribute__((noinline, cold)) void report(Ctx *c, int lv, const RaceSite *now, int32_t j, Acc other, int64_t elem)
+{
+	RaceState *rs = c->race;
+	UirProgram *p = rs->p;
+	const RaceSite *o = rs->sites[other.site];
+	const Stmt *loop = lv == INNER ? rs->cur.iloop : rs->cur.oloop;
+	const char *ix = loop->sym->name, *mem = now->site->mem->name;
+	char pair[512], where[256];
+	if (o->kind == now->kind && o->kind == RACE_WRITE)
+		snprintf(pair, sizeof pair, "%s %s=%d and %s=%d both write %s[%lld]", iter_word(loop, true), ix,
+			 (int)other.iter, ix, (int)j, mem, (long long)elem);
+	else
+		snprintf(pair, sizeof pair, "%s %s=%d %s %s[%lld] and %s %s=%d %s it", iter_word(loop, false), ix,
+			 (int)other.iter, kind_verb(o->kind), mem, (long long)elem, iter_word(loop, false), ix, (int)j,
+			 kind_verb(now->kind));
+	if (lv == INNER) {
+		const Stmt *g = rs->cur.oloop;
+		snprintf(where, sizeof where, "in one phase (the local loop at line %d) of block %s=%lld", loop->loc.line,
+			 g->sym->name, (long long)rs->R[rs->cur.oreg].i);
+	} else if (loop->axis == AX_GLOBAL)
+		snprintf(where, sizeof where, "in one kernel (the global loop at line %d)", loop->loc.line);
+	else
+		snprintf(where, sizeof where, "in one run of the thread loop at line %d", loop->loc.line);
+	diag(p, now->site->loc, "E0504", "race: %s, %s", pair, where);
+	char msg[512];
+	snprintf(msg, sizeof msg, "the other access: the %s %s[%lld] by %s %s=%d", o->site->what, mem,
+		 (long long)elem, iter_word(loop, false), ix, (int)other.iter);
+	note_at(p, o->site->loc, msg);
+	longjmp(c->fault, 1);
+}
+
+/* ---- the record ---- */
+
+/* Allocates the record of S's memory at level LV (first use). */
+static __attribute__((noinline)) Cell *new_cells(Ctx *c, const RaceSite *s, int lv)
+{
+	RaceState *rs = c->race;
+	const Mem *m = s->site->mem;
+	Cell *x = calloc((size_t)m->size, sizeof *x);
+	if (!x) {
+		fprintf(rs->p->err, "%s: error: out of memory for the race check's record of %s (%lld bytes)\n",
+			rs->p->path, m->name, (long long)m->size * (long long)sizeof *x);
+		rs->p->nerrors++;
+		longjmp(c->fault, 1);
+	}
+	*s->cells[lv] = x;
+	return x;
+}
+
+#define IS_ATOMIC(k) ((k) >= RACE_ADD)
+
+/* Records the access S of iteration J of instance INST at element E of level LV, or
+ * reports the race it makes. */
+static inline __attribute__((always_inline)) void record(Ctx *c, const RaceSite *s, int lv, uint32_t inst,
+								int32_t j, int64_t e)
+{
+	Cell *x = *s->cells[lv];
+	if (__builtin_expect(!x, 0))
+		x = new_cells(c, s, lv);
+	x += e;
+	int k = s->kind;
+	Acc me = { j, s->id };
+	if (k == RACE_READ) {
+		if (x->winst == inst) {
+			if (x->w0.iter != j)
+				report(c, lv, s, j, x->w0, e);
+			if (x->wmulti && x->w1.iter != j)
+				report(c, lv, s, j, x->w1, e);
+		}
+		if (x->rinst != inst) {
+			x->rinst = inst;
+			x->r0 = me;
+			x->r1.site = -1;
+		} else if (x->r0.iter == j) {
+			x->r0.site = s->id;
+		} else {
+			x->r1 = x->r0;
+			x->r0 = me;
+		}
+		return;
+	}
+	/* write-like: a store or an atomic */
+	if (x->rinst == inst) {
+		if (x->r0.iter != j)
+			report(c, lv, s, j, x->r0, e);
+		if (x->r1.site >= 0 && x->r1.iter != j)
+			report(c, lv, s, j, x->r1, e);
+	}
+	if (x->winst != inst) {
+		x->winst = inst;
+		x->w0 = me;
+		x->w1.site = -1;
+		x->wkinds = (uint8_t)(1u << k);
+		x->wmulti = 0;
+		return;
+	}
+	const RaceSite *const *sites = c->race->sites;
+	if (x->wmulti) {
+		/* several iterations, all one atomic op */
+		if (k != sites[x->w0.site]->kind)
+			report(c, lv, s, j, x->w0.iter != j ? x->w0 : x->w1, e);
+		if (x->w0.iter != j)
+			x->w1 = x->w0;
+		x->w0 = me;
+		return;
+	}
+	if (x->w0.iter == j) {
+		/* one iteration so far: keep the latest access of another kind in w1 */
+		if (k != sites[x->w0.site]->kind)
+			x->w1 = x->w0;
+		x->w0 = me;
+		x->wkinds |= (uint8_t)(1u << k);
+		return;
+	}
+	if (!IS_ATOMIC(k) || x->wkinds != (1u << k))
+		report(c, lv, s, j, sites[x->w0.site]->kind != k || x->w1.site < 0 ? x->w0 : x->w1, e);
+	x->w1 = x->w0;
+	x->w0 = me;
+	x->wmulti = 1;
+}
+
+/* The hooks: scalar accesses at the outer level, the inner level, or both; any width. */
+static void race_access_o(const Insn *in, Scalar *R, Ctx *c)
+{
+	RaceState *rs = c->race;
+	rs->R = R;
+	record(c, in->aux, OUTER, rs->cur.oinst, (int32_t)R[rs->cur.oreg].i, R[in->a].i);
+}
+
+static void race_access_i(const Insn *in, Scalar *R, Ctx *c)
+{
+	RaceState *rs = c->race;
+	rs->R = R;
+	record(c, in->aux, INNER, rs->cur.iinst, (int32_t)R[rs->cur.ireg].i, R[in->a].i);
+}
+
+static void race_access_oi(const Insn *in, Scalar *R, Ctx *c)
+{
+	RaceState *rs = c->race;
+	rs->R = R;
+	record(c, in->aux, INNER, rs->cur.iinst, (int32_t)R[rs->cur.ireg].i, R[in->a].i);
+	record(c, in->aux, OUTER, rs->cur.oinst, (int32_t)R[rs->cur.oreg].i, R[in->a].i);
+}
+
+/* A vector access (n elements). The offsets are in bounds: the access before this hook
+ * checked them. */
+static void race_access(const Insn *in, Scalar *R, Ctx *c)
+{
+	RaceState *rs = c->race;
+	const RaceSite *s = in->aux;
+	bool outer = s->outer, inner = s->inner;
+	rs->R = R;
+	int64_t off = R[in->a].i;
+	int32_t oi = outer ? (int32_t)R[rs->cur.oreg].i : 0, ii = inner ? (int32_t)R[rs->cur.ireg].i : 0;
+	for (int l = 0; l < in->n; l++) {
+		if (inner)
+			record(c, s, INNER, rs->cur.iinst, ii, off + l);
+		if (outer)
+			record(c, s, OUTER, rs->cur.oinst, oi, off + l);
+	}
+}
+
+/* ---- the static check before a run with --racecheck ---- */
+
+int race_check_program(UirProgram *p, FILE *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int n = uir_check(p, 0, mem ? mem : err);
+	if (mem)
+		fclose(mem);
+	p->err = err;
+	if (n && !strncmp(p->first_code, "E05", 3)) {
+		/* only the race rules reject it: run it and report the races that happen */
+		const char *colon = text ? strstr(text, ": error[") : NULL;
+		int line = 0;
+		if (text && colon) {
+			const char *q = colon;
+			while (q > text && q[-1] != ':')
+				q--;
+			const char *r = q - 1;
+			while (r > text && r[-1] != ':')
+				r--;
+			line = atoi(r);
+		}
+		fprintf(err, "%s: note: `uir check` rejects this program (%s at line %d); --racecheck runs it anyway and "
+			"reports only races that happen\n", p->path, p->first_code, line);
+		p->first_code[0] = 0;
+		p->nerrors = 0;
+		n = 0;
+	} else if (n && text) {
+		fputs(text, err);
+	}
+	free(text);
+	return n;
+}
