@@ -319,6 +319,8 @@ bool phase_follows_barrier(const Stmt *phase, const Stmt *kernel);
 /* Whether the statement list S (and everything below it) has an atomic on M / uses M. */
 bool stmts_atomic_on(const Stmt *s, const Mem *m);
 bool stmts_use_mem(const Stmt *s, const Mem *m);
+/* Whether the statement list S (and everything below it) loads M. */
+bool stmts_load_mem(const Stmt *s, const Mem *m);
 
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, bool strict);

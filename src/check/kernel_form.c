@@ -114,9 +114,24 @@ bool kernel_form(const UirProgram *p, char *why, size_t whylen)
 				 s->sym->name, m->home ? "another loop" : "none");
 			return false;
 		}
-		int64_t bytes = 0;
-		for (int i = 0; i < s->nhomed; i++)
-			bytes += s->homed[i]->size * uir_type_size(s->homed[i]->ty);
+		/* laid out as render-cuda and ptx declare them: in order, each array aligned to its
+		 * element (byte arrays with atomics padded to whole words), as nvcc and ptxas count;
+		 * register (acc[t]) allocs are added whole, without padding */
+		int64_t bytes = 0, slots = 0;
+		for (int i = 0; i < s->nhomed; i++) {
+			const Mem *m = s->homed[i];
+			int64_t esz = uir_type_size(m->ty), n = m->size, align = esz;
+			if (kernel_slot_alloc(s, m)) {
+				slots += n * esz;
+				continue;
+			}
+			if (esz == 1 && stmts_atomic_on(s->body, m)) {
+				n = (n + 3) / 4 * 4;
+				align = 4;
+			}
+			bytes = (bytes + align - 1) / align * align + n * esz;
+		}
+		bytes += slots;
 		if (bytes > KERNEL_SHARED_MAX) {
 			snprintf(why, whylen, "line %d: global loop '%s' has %lld bytes of shared memory; a kernel has at "
 				 "most %d (48 KiB)", line, s->sym->name, (long long)bytes, KERNEL_SHARED_MAX);
@@ -216,6 +231,17 @@ bool stmts_use_mem(const Stmt *s, const Mem *m)
 		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == m)
 			return true;
 		if (stmts_use_mem(s->body, m) || stmts_use_mem(s->then_, m) || stmts_use_mem(s->else_, m))
+			return true;
+	}
+	return false;
+}
+
+bool stmts_load_mem(const Stmt *s, const Mem *m)
+{
+	for (; s; s = s->next) {
+		if (loads_mem(s->value, m) || loads_mem(s->off, m) || loads_mem(s->val, m) || loads_mem(s->cond, m))
+			return true;
+		if (stmts_load_mem(s->body, m) || stmts_load_mem(s->then_, m) || stmts_load_mem(s->else_, m))
 			return true;
 	}
 	return false;

@@ -389,6 +389,22 @@ static CExpr divmod(Emitter *E, const Expr *e, int lane, UirType t)
 	bool is_div = e->op == OP_DIV;
 	CExpr a = arg(E, e, 0, lane), b = arg(E, e, 1, lane);
 	if (type_is_float(t)) {
+		/* x / ±0 written with a literal zero: nvcc rejects it (#39-D, division by zero);
+		 * x * ±inf has the same bits (±inf, and nan for 0, nan) */
+		const Expr *d = e->args[1];
+		if (d->kind == EX_OP && d->op == OP_SPLAT)
+			d = d->args[0];
+		else if (d->kind == EX_OP && d->op == OP_VEC && lane >= 0)
+			d = d->args[lane];
+		if (is_div && d->kind == EX_LIT && d->ty == t && (t == UIR_F32 ? d->val.f32 == 0 : d->val.f64 == 0)) {
+			Scalar inf;
+			bool negz = t == UIR_F32 ? signbit(d->val.f32) : signbit(d->val.f64);
+			if (t == UIR_F32)
+				inf.f32 = negz ? -INFINITY : INFINITY;
+			else
+				inf.f64 = negz ? -(double)INFINITY : (double)INFINITY;
+			return bin(E, a, "*", cx(literal_text(E, t, inf), P_POSTFIX), P_MUL);
+		}
 		if (is_div)
 			return bin(E, a, "/", b, P_MUL);
 		return call2(E, helper(E, "mod", t), a, b);
@@ -414,6 +430,8 @@ static CExpr minmax(Emitter *E, const Expr *e, int lane, UirType t)
 	if (type_is_float(t))
 		return call2(E, helper(E, is_min ? "min" : "max", t), a, b);
 	if (atom(e->args[0]) && atom(e->args[1])) {
+		if (!strcmp(a.s, b.s)) /* min x x: `x < x ? x : x` is -Wtautological-compare */
+			return a;
 		CExpr c = bin(E, a, is_min ? "<" : ">", b, P_REL);
 		return cx(fmt_str(E->a, "%s ? %s : %s", c.s, opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND);
 	}
@@ -534,6 +552,12 @@ static CExpr compare(Emitter *E, const Expr *e, int lane, UirType t)
 	}
 	CExpr a, b;
 	args2(E, e, lane, &a, &b);
+	/* an integer compare of one expression with itself (`a[i] < a[i]`) is what
+	 * -Wtautological-compare rejects: evaluate it once (a fault stays the same fault) and
+	 * give the answer; floats are left alone (NaN) */
+	if (t != UIR_F32 && t != UIR_F64 && !strcmp(a.s, b.s))
+		return cx(fmt_str(E->a, "((void)(%s), %s)", a.s,
+				  e->op == OP_LE || e->op == OP_GE || e->op == OP_EQ ? "1" : "0"), P_POSTFIX);
 	/* "!x == y" reads as (!x) == y but -Wlogical-not-parentheses asks for the parentheses */
 	if (a.s[0] == '!')
 		a = cx(fmt_str(E->a, "(%s)", a.s), P_POSTFIX);

@@ -103,6 +103,8 @@ static bool declare_alloc(Emitter *E, const Mem *m, int64_t *stack, const char *
 	if (bytes <= STACK_ALLOC_MAX && *stack + bytes <= STACK_TOTAL_MAX) {
 		*stack += bytes;
 		line(E, "%s %s[%lld] = { 0 }; /* %s */", ctype(m->ty), n, (long long)m->size, note);
+		if (!stmts_load_mem(E->p->top, m) && !stmts_atomic_on(E->p->top, m))
+			line(E, "(void)&%s; /* stored, never loaded: not 'set but not used' */", n);
 		return false;
 	}
 	E->need |= NEED_ZALLOC;

@@ -111,6 +111,8 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 		} else {
 			line(E, "__shared__ %s %s[%lld];", ctype(m->ty), mi->cname, (long long)n);
 		}
+		if (!stmts_load_mem(s->body, m) && !stmts_atomic_on(s->body, m))
+			line(E, "(void)&%s; /* stored, never loaded: not 'set but never used' */", mi->cname);
 		zero = true;
 	}
 	for (int i = 0; i < s->nhomed; i++) {
@@ -121,6 +123,8 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 			memset(&z, 0, sizeof z);
 			line(E, "%s %s = %s; /* %s[t]: one per thread */", ctype(m->ty), mi->cname,
 			     literal_text(E, m->ty, z), m->name);
+			if (!stmts_load_mem(s->body, m) && !stmts_atomic_on(s->body, m))
+				line(E, "(void)&%s; /* stored, never loaded: not 'set but never used' */", mi->cname);
 		}
 	}
 	if (gi->refs != before)

@@ -93,6 +93,7 @@ typedef struct Site {
 typedef struct Hoist {
 	const Expr *e;
 	const char *name;
+	bool used; /* read by the statement's text (else finish() writes `(void)NAME;`) */
 } Hoist;
 
 /* What the structure-specific renderer does with a thread, global or local loop. Returns

@@ -56,14 +56,16 @@ static void hoist(Emitter *E, const Expr *key, const char *name)
 		E->caphoists = E->caphoists ? 2 * E->caphoists : 8;
 		E->hoists = xrealloc(E->hoists, (size_t)E->caphoists * sizeof *E->hoists);
 	}
-	E->hoists[E->nhoists++] = (Hoist){ key, name };
+	E->hoists[E->nhoists++] = (Hoist){ key, name, false };
 }
 
 static const char *hoisted(Emitter *E, const Expr *key)
 {
 	for (int i = 0; key && i < E->nhoists; i++)
-		if (E->hoists[i].e == key)
+		if (E->hoists[i].e == key) {
+			E->hoists[i].used = true;
 			return E->hoists[i].name;
+		}
 	return NULL;
 }
 
@@ -125,6 +127,12 @@ bool prepare(Emitter *E, const Expr *const *ex, int nex, const Mem *store_mem, c
 
 void finish(Emitter *E)
 {
+	/* a checked offset hoisted for run's fault order whose access the text left out (the
+	 * other lanes of `lane (vec ...) I`) still runs its check; -Wunused-variable asks
+	 * for a use */
+	for (int i = 0; i < E->nhoists; i++)
+		if (!E->hoists[i].used)
+			line(E, "(void)%s;", E->hoists[i].name);
 	E->nhoists = 0;
 }
 
@@ -236,6 +244,16 @@ static const char *cuda_vector_type(Emitter *E, const Mem *m, const Expr *off, i
 
 static const char *const vector_lane[4] = { "x", "y", "z", "w" };
 
+/* Lane L of vector VAL as an array initialiser: C++ (CUDA) rejects an int in a brace
+ * initialiser of a narrower type (nvcc #2361-D, narrowing), so 1-byte lanes get a cast. */
+static const char *lane_init(Emitter *E, const Expr *val, int l)
+{
+	const char *t = expr_str(E, val, l);
+	if (E->cuda && uir_type_size(val->ty) == 1)
+		return fmt_str(E->a, "(%s)(%s)", ctype(val->ty), t);
+	return t;
+}
+
 static void let_stmt(Emitter *E, const Stmt *s)
 {
 	const Expr *v = s->value;
@@ -265,7 +283,7 @@ static void let_stmt(Emitter *E, const Stmt *s)
 		size_t len = 0;
 		const char **lanes = arena_alloc(E->a, (size_t)v->lanes * sizeof *lanes);
 		for (int l = 0; l < v->lanes; l++) {
-			lanes[l] = expr_str(E, v, l);
+			lanes[l] = lane_init(E, v, l);
 			len += strlen(lanes[l]) + 2;
 		}
 		if (len < 72) {
@@ -355,7 +373,7 @@ static void vector_store(Emitter *E, const Stmt *s, bool checked)
 	const char *v = temp_name(E, "v");
 	Str b = { 0 };
 	for (int l = 0; l < k; l++)
-		str_printf(&b, "%s%s", l ? ", " : "", expr_str(E, s->val, l));
+		str_printf(&b, "%s%s", l ? ", " : "", lane_init(E, s->val, l));
 	line(E, "const %s %s[%d] = { %s };", ctype(s->val->ty), v, k, str_cstr(&b));
 	str_free(&b);
 	E->decls++;
