@@ -184,8 +184,9 @@ static LLVMTargetMachineRef make_tm(const char *cpu, bool jit)
 }
 
 /* Gives every function of M the CPU and features of TM (the math bitcode was compiled
- * for generic x86-64), so that passes and code generation see the real CPU. */
-static void set_cpu(LLVMModuleRef m, LLVMTargetMachineRef tm)
+ * for generic x86-64, or generic nvptx64), so that passes and code generation see the
+ * real target. */
+void set_target_attrs(LLVMModuleRef m, LLVMTargetMachineRef tm)
 {
 	LLVMContextRef cx = LLVMGetModuleContext(m);
 	char *cpu = LLVMGetTargetMachineCPU(tm), *features = LLVMGetTargetMachineFeatureString(tm);
@@ -387,7 +388,7 @@ static int build(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, LLVMT
 				"using exp2, log2, sin or cos cannot be compiled to an object\n");
 		return UIR_EXIT_USAGE;
 	}
-	set_cpu(m, tm);
+	set_target_attrs(m, tm);
 	double t1 = now_ms();
 	if (t)
 		t->lower_ms += t1 - t0;

@@ -229,27 +229,6 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 	LLVMBuildRetVoid(l->b);
 }
 
-/* Gives every defined function of M the processor and PTX features of TM. */
-static void set_arch(LLVMModuleRef m, LLVMTargetMachineRef tm)
-{
-	LLVMContextRef cx = LLVMGetModuleContext(m);
-	char *cpu = LLVMGetTargetMachineCPU(tm), *features = LLVMGetTargetMachineFeatureString(tm);
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-		if (LLVMIsDeclaration(f))
-			continue;
-		unsigned at = LLVMAttributeFunctionIndex;
-		LLVMRemoveStringAttributeAtIndex(f, at, "target-cpu", 10);
-		LLVMRemoveStringAttributeAtIndex(f, at, "target-features", 15);
-		LLVMRemoveStringAttributeAtIndex(f, at, "tune-cpu", 8);
-		LLVMAddAttributeAtIndex(f, at, LLVMCreateStringAttribute(cx, "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
-		if (*features)
-			LLVMAddAttributeAtIndex(f, at, LLVMCreateStringAttribute(cx, "target-features", 15, features,
-										 (unsigned)strlen(features)));
-	}
-	LLVMDisposeMessage(cpu);
-	LLVMDisposeMessage(features);
-}
-
 /* Links the nvptx64 math bitcode into M, its functions internal. */
 static bool link_ptx_math(LLVMModuleRef m)
 {
@@ -451,7 +430,7 @@ int ptx_generate(UirProgram *p, const UirPtxOptions *po, char **text)
 	if (!rc && lw.uses_math && !link_ptx_math(m))
 		rc = UIR_EXIT_INTERNAL;
 	if (!rc) {
-		set_arch(m, tm);
+		set_target_attrs(m, tm);
 		LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
 		LLVMPassBuilderOptionsSetLoopUnrolling(pbo, 1);
 		LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, pbo);
