@@ -3,6 +3,8 @@
 #ifndef UIR_CLI_H
 #define UIR_CLI_H
 
+#include <stdio.h>
+
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_llvm(int argc, char **argv);    /* src/cli/llvm.c */
@@ -10,6 +12,11 @@ int cmd_compile(int argc, char **argv); /* src/cli/llvm.c */
 int cmd_render(int argc, char **argv);      /* src/cli/render.c */
 int cmd_render_cuda(int argc, char **argv); /* src/cli/render.c */
 int cmd_ptx(int argc, char **argv);         /* src/cli/ptx.c */
+
+/* Prints buffer M (its DATA, m->size elements of m->ty) in `uir run`'s format
+ * (`NAME: v0 v1 ...`, runtime/uir_print.h); used by run and `ptx --run`. src/cli/run.c.
+ */
+void cli_print_buffer(FILE *f, const struct Mem *m, const void *d);
 
 /* Prints `uir: message` for bad usage and returns UIR_EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

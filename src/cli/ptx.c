@@ -38,22 +38,6 @@ static const char ptx_usage[] =
 	"                       `uir run` does\n"
 	"  --time               with --run: the kernels' time on standard error\n";
 
-static void print_buffer(FILE *f, const Mem *m, const void *d)
-{
-	switch (m->ty) {
-	case UIR_BOOL: uir_print_bool(f, m->name, d, m->size); break;
-	case UIR_I8: uir_print_i8(f, m->name, d, m->size); break;
-	case UIR_U8: uir_print_u8(f, m->name, d, m->size); break;
-	case UIR_I32: uir_print_i32(f, m->name, d, m->size); break;
-	case UIR_U32: uir_print_u32(f, m->name, d, m->size); break;
-	case UIR_I64: uir_print_i64(f, m->name, d, m->size); break;
-	case UIR_U64: uir_print_u64(f, m->name, d, m->size); break;
-	case UIR_F32: uir_print_f32(f, m->name, d, m->size); break;
-	case UIR_F64: uir_print_f64(f, m->name, d, m->size); break;
-	default: unreachable();
-	}
-}
-
 /* --run: the PTX TEXT of P on the GPU, then the buffers on stdout as `run` prints them. */
 static int run_on_gpu(UirProgram *p, const UirLlvmApi *api, const UirPtxOptions *o, const char *text, bool time)
 {
@@ -76,7 +60,7 @@ static int run_on_gpu(UirProgram *p, const UirLlvmApi *api, const UirPtxOptions 
 		if (time)
 			fprintf(stderr, "time: kernels %.3f ms (ptx, launches to synchronize)\n", ms);
 		for (int i = 0; i < p->nbufs; i++)
-			print_buffer(stdout, p->bufs[i], bufs[i]);
+			cli_print_buffer(stdout, p->bufs[i], bufs[i]);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "uir ptx: cannot write the output: %s\n", strerror(errno));
 			rc = UIR_EXIT_ERROR;

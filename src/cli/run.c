@@ -185,7 +185,7 @@ static uint64_t hash_buffer(const Mem *m, const void *d)
 	}
 }
 
-static void print_buffer(FILE *f, const Mem *m, const void *d)
+void cli_print_buffer(FILE *f, const Mem *m, const void *d)
 {
 	switch (m->ty) {
 	case UIR_BOOL: uir_print_bool(f, m->name, d, m->size); break;
@@ -263,7 +263,7 @@ static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
 		if (a->hash)
 			printf("%s: %016llx\n", m->name, (unsigned long long)hash_buffer(m, data[i]));
 		else
-			print_buffer(stdout, m, data[i]);
+			cli_print_buffer(stdout, m, data[i]);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "uir run: cannot write the output: %s\n", strerror(errno));
