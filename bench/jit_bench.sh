@@ -13,6 +13,11 @@
 #
 #   bench/jit_bench.sh [UIR [RUNS]]        (UIR default build/src/uir, RUNS default 5)
 #
+# Every column is timed in PROCS (default 3) processes, interleaved with the other columns,
+# each the median of RUNS runs inside the process (the JIT through `uir run --repeat RUNS`,
+# the C through the harness's loop, both giving the buffers their values before each run);
+# a column shows the median of the processes.
+#
 # Environment: CC_LIST (default "gcc clang-19 clang"; the ones found are used), RENDER_CC,
 # KERNELS (default: all of bench/kernels/*.uir), CPU_TIME=1 to time with the process's
 # CPU clock instead of the wall clock on both sides (steadier on a busy machine; the
@@ -22,6 +27,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 uir=${1:-build/src/uir}
 runs=${2:-5}
+procs=${PROCS:-3}
 if [ ! -x "$uir" ]; then
 	echo "jit_bench.sh: no uir binary at '$uir' (pass its path as the first argument)" >&2
 	exit 64
@@ -58,23 +64,26 @@ for k in $kernels; do
 	done
 	"$uir" compile "$here/kernels/$k.uir" -o "$tmp/$k.o"
 	cc -O2 -std=c11 -DUIR_AOT -o "$tmp/$k.aot" "$here/kernels/$k.c" "$tmp/$k.o" -lm
-	aot=$("$tmp/$k.aot" "$runs" | awk '{ print $2 }')
-	# the rendered C: its kernel() in the harness; and with --main, its bits against run's
 	"$uir" render "$here/kernels/$k.uir" -o "$tmp/$k.render.c"
 	"$render_cc" -O3 -march=native -ffp-contract=off -std=c11 -pthread -c -o "$tmp/$k.render.o" "$tmp/$k.render.c"
 	cc -O2 -std=c11 -DUIR_RENDERED -o "$tmp/$k.render" "$here/kernels/$k.c" "$tmp/$k.render.o" -pthread -lm
-	rendered=$("$tmp/$k.render" "$runs" | awk '{ print $2 }')
 	"$uir" render --main "$here/kernels/$k.uir" -o "$tmp/$k.main.c"
 	"$render_cc" -O3 -march=native -ffp-contract=off -std=c11 -pthread -o "$tmp/$k.main" "$tmp/$k.main.c" -lm
-	: >"$tmp/exec"
-	: >"$tmp/compile"
-	: >"$tmp/load"
-	for _ in $(seq "$runs"); do
-		"$uir" run --engine jit --threads 1 --time --hash "$here/kernels/$k.uir" >"$tmp/out" 2>"$tmp/err"
-		field execution <"$tmp/err" >>"$tmp/exec"
+	# PROCS rounds; in each, every contender once, interleaved (so that a drift of the
+	# machine's speed falls on all of them alike), each timing RUNS runs in its process
+	# (the JIT with --repeat) and giving their median; a column is the median of its rounds.
+	rm -f "$tmp"/t.*
+	for _ in $(seq "$procs"); do
+		"$uir" run --engine jit --threads 1 --time --repeat "$runs" --hash "$here/kernels/$k.uir" >"$tmp/out" 2>"$tmp/err"
+		field execution <"$tmp/err" >>"$tmp/t.jit"
 		awk -v l="$(field lowering <"$tmp/err")" -v o="$(field optimisation <"$tmp/err")" \
-			-v j="$(field JIT <"$tmp/err")" 'BEGIN { print l + o + j }' >>"$tmp/compile"
-		field load <"$tmp/err" >>"$tmp/load"
+			-v j="$(field JIT <"$tmp/err")" 'BEGIN { print l + o + j }' >>"$tmp/t.compile"
+		field load <"$tmp/err" >>"$tmp/t.load"
+		"$tmp/$k.aot" "$runs" | awk '{ print $2 }' >>"$tmp/t.aot"
+		"$tmp/$k.render" "$runs" | awk '{ print $2 }' >>"$tmp/t.render"
+		for cc in $ccs; do
+			"$tmp/$k.$cc" "$runs" | awk '{ print $2 }' >>"$tmp/t.cc.$cc"
+		done
 	done
 	"$uir" run --engine interp --hash "$here/kernels/$k.uir" >"$tmp/ref" 2>/dev/null || true
 	ok=no
@@ -83,11 +92,13 @@ for k in $kernels; do
 	rok=no
 	"$tmp/$k.main" | cksum >"$tmp/rout" && "$uir" run --engine jit "$here/kernels/$k.uir" | cksum >"$tmp/rref" &&
 		cmp -s "$tmp/rout" "$tmp/rref" && rok=yes
-	jit=$(median <"$tmp/exec")
+	jit=$(median <"$tmp/t.jit")
+	aot=$(median <"$tmp/t.aot")
+	rendered=$(median <"$tmp/t.render")
 	best=""
 	line=""
 	for cc in $ccs; do
-		t=$("$tmp/$k.$cc" "$runs" | awk '{ print $2 }')
+		t=$(median <"$tmp/t.cc.$cc")
 		line="$line $(printf ' %10s' "$t")"
 		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
 	done
@@ -95,5 +106,5 @@ for k in $kernels; do
 	aratio=$(awk -v a="$aot" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
 	rratio=$(awk -v a="$rendered" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
 	printf '%-14s %10s %10s %10s%s %8s %8s %8s %10s %10s %8s %8s\n' "$k" "$jit" "$aot" "$rendered" "$line" \
-		"$ratio" "$aratio" "$rratio" "$(median <"$tmp/compile")" "$(median <"$tmp/load")" "$ok" "$rok"
+		"$ratio" "$aratio" "$rratio" "$(median <"$tmp/t.compile")" "$(median <"$tmp/t.load")" "$ok" "$rok"
 done

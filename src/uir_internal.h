@@ -329,6 +329,12 @@ bool check_races(UirProgram *p, bool strict);
 typedef struct RunOptions {
 	int threads;
 	bool bounds_check;
+	/* `run --repeat N`: run the kernel REPEAT times (0 or 1: once), calling RESET(RESET_CTX)
+	 * before every run after the first to give the buffers their starting values again
+	 * (RESET returns 0, or non-zero after printing an error, which stops the runs). */
+	int repeat;
+	int (*reset)(void *reset_ctx);
+	void *reset_ctx;
 } RunOptions;
 
 #endif

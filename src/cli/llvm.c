@@ -131,7 +131,7 @@ int cmd_llvm(int argc, char **argv)
 	UirProgram *p = NULL;
 	rc = prepare(&a, "llvm", &api, &p);
 	if (rc < 0) {
-		UirJitOptions o = { 0, a.bounds, a.opt, a.cpu };
+		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = a.opt, .cpu = a.cpu };
 		rc = api->print_ir(p, &o, stdout);
 		if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
 			fprintf(stderr, "uir llvm: cannot write the output\n");
@@ -152,7 +152,7 @@ int cmd_compile(int argc, char **argv)
 	UirProgram *p = NULL;
 	rc = prepare(&a, "compile", &api, &p);
 	if (rc < 0) {
-		UirJitOptions o = { 0, a.bounds, 3, a.cpu };
+		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = 3, .cpu = a.cpu };
 		rc = api->emit(p, &o, a.emit, a.out);
 	}
 	uir_free(p);

@@ -36,6 +36,9 @@ static const char run_usage[] =
 	"                            the number of cores); the result is the same for every N\n"
 	"  --no-bounds-check         JIT: leave out the run-time bounds checks (E0601)\n"
 	"  --time                    print where the time went on standard error\n"
+	"  --repeat N                run the kernel N times (1 to 1000000), giving the buffers\n"
+	"                            their starting values before each; --time shows the\n"
+	"                            median run (for benchmarks); the output is the last run's\n"
 	"  --racecheck               run in the interpreter, reporting the first two iterations\n"
 	"                            of a parallel loop that race (E0504); runs programs that\n"
 	"                            check rejects only for races (docs/commands.md)\n";
@@ -54,6 +57,7 @@ typedef struct RunArgs {
 	int threads;
 	UirEngine engine;
 	bool no_bounds, time;
+	int repeat; /* --repeat N (0: once) */
 	bool racecheck; /* --racecheck: src/interp/racecheck.c */
 } RunArgs;
 
@@ -80,6 +84,7 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		{ "threads", required_argument, NULL, 't' },
 		{ "no-bounds-check", no_argument, NULL, 'B' },
 		{ "time", no_argument, NULL, 'T' },
+		{ "repeat", required_argument, NULL, 'r' },
 		{ "racecheck", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -123,6 +128,15 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		case 'T':
 			a->time = true;
 			break;
+		case 'r': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 1000000)
+				return usage_error("run", "--repeat needs an integer from 1 to 1000000, found '%s'", optarg);
+			a->repeat = (int)v;
+			break;
+		}
 		case 'R': /* --racecheck */
 			a->racecheck = true;
 			break;
@@ -140,6 +154,8 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 	a->file = argv[optind];
 	if (!engine_parse(engine, &a->engine))
 		return usage_error("run", "--engine is auto, jit or interp, found '%s'", engine);
+	if (a->racecheck && a->repeat > 1)
+		return usage_error("run", "--racecheck runs once: use it without --repeat");
 	if (a->racecheck && a->engine == UIR_ENGINE_JIT) /* --racecheck */
 		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
 	if (!a->threads) {
@@ -272,6 +288,24 @@ static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
 	return UIR_EXIT_OK;
 }
 
+/* The buffers of a run between two runs of `--repeat`: their INIT, then the --input files. */
+typedef struct ResetCtx {
+	UirProgram *p;
+	void **data;
+	const RunArgs *a;
+} ResetCtx;
+
+static int reset_buffers(void *ctx)
+{
+	ResetCtx *r = ctx;
+	if (buffers_reset(r->p, r->data) != 0)
+		return -1;
+	for (int i = 0; i < r->a->ninputs; i++)
+		if (buffers_load_npy(r->p, r->data, buffers_find(r->p, r->a->inputs[i].name), r->a->inputs[i].path) != 0)
+			return -1;
+	return 0;
+}
+
 /* Loads, checks, sets up and runs the program of A; prints or dumps the buffers. */
 static int run_file(const RunArgs *a)
 {
@@ -294,8 +328,17 @@ static int run_file(const RunArgs *a)
 		if (buffers_load_npy(p, data, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
 			rc = UIR_EXIT_ERROR;
 	if (rc < 0) {
-		RunOptions opt = { a->threads, !a->no_bounds };
-		int erc = a->racecheck ? interp_run_racecheck(p, data) : engine_run(p, data, a->engine, &opt, &times);
+		ResetCtx reset = { p, data, a };
+		RunOptions opt = { a->threads, !a->no_bounds, a->repeat, reset_buffers, &reset };
+		int erc;
+		if (a->racecheck) {
+			double t2 = uir_now_ms();
+			erc = interp_run_racecheck(p, data);
+			times.exec = uir_now_ms() - t2;
+			times.engine = "interp, racecheck";
+		} else {
+			erc = engine_run(p, data, a->engine, &opt, &times);
+		}
 		if (erc != 0)
 			rc = erc;
 	}

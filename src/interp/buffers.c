@@ -184,12 +184,36 @@ static void aligned_free(void *data)
 	free(raw);
 }
 
+/* Gives buffer M's data DST its INIT (DST holds zeros when ZEROED). Returns 0, or -1 after
+ * printing E0203 for a file INIT that no longer reads. */
+static int apply_init(UirProgram *p, const Mem *m, void *dst, bool zeroed)
+{
+	char why[256];
+	if (m->init == INIT_ZEROS) {
+		if (!zeroed)
+			memset(dst, 0, (size_t)m->size * (size_t)uir_type_size(m->ty));
+		return 0;
+	}
+	if (buffers_init(m, dst, why, sizeof why) != 0) {
+		diag(p, m->init_loc, "E0203", "%s: %s", m->path, why);
+		return -1;
+	}
+	return 0;
+}
+
+int buffers_reset(UirProgram *p, void **data)
+{
+	for (int i = 0; i < p->nbufs; i++)
+		if (apply_init(p, p->bufs[i], data[i], false) != 0)
+			return -1;
+	return 0;
+}
+
 void **buffers_create(UirProgram *p)
 {
 	void **data = xcalloc((size_t)p->nbufs + 1, sizeof *data);
 	for (int i = 0; i < p->nbufs; i++) {
 		const Mem *m = p->bufs[i];
-		char why[256];
 		size_t esize = (size_t)uir_type_size(m->ty);
 		data[i] = (size_t)m->size > SIZE_MAX / esize ? NULL : aligned_zalloc((size_t)m->size * esize);
 		if (!data[i]) {
@@ -198,8 +222,7 @@ void **buffers_create(UirProgram *p)
 			buffers_free(p, data);
 			return NULL;
 		}
-		if (m->init != INIT_ZEROS && buffers_init(m, data[i], why, sizeof why) != 0) {
-			diag(p, m->init_loc, "E0203", "%s: %s", m->path, why);
+		if (apply_init(p, m, data[i], true) != 0) {
 			buffers_free(p, data);
 			return NULL;
 		}

@@ -19,6 +19,10 @@
  * INIT that no longer reads as it did when loading (E0203 at the INIT). */
 void **buffers_create(UirProgram *p);
 
+/* Gives every buffer of DATA (from buffers_create()) its INIT again (`run --repeat`).
+ * Returns 0, or -1 after printing E0203 for a file INIT that no longer reads. */
+int buffers_reset(UirProgram *p, void **data);
+
 /* Frees what buffers_create() returned (NULL is allowed). */
 void buffers_free(UirProgram *p, void **data);
 

@@ -188,6 +188,22 @@ bool engine_auto_jit(const UirProgram *p)
 
 /* ---- running ---- */
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Sets T's exec to the median of the N run times in RUNS (the lower middle one for even
+ * N) and exec_min to the fastest. */
+static void set_exec_median(UirRunTimes *t, double *runs, int n)
+{
+	qsort(runs, (size_t)n, sizeof *runs, cmp_double);
+	t->runs = n;
+	t->exec = runs[(n - 1) / 2];
+	t->exec_min = runs[0];
+}
+
 int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, UirRunTimes *t)
 {
 	const UirLlvmApi *api = NULL;
@@ -201,25 +217,38 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 	}
 	if (t)
 		t->load += load;
+	int repeat = ro && ro->repeat > 1 ? ro->repeat : 1;
+	double *runs = xcalloc((size_t)repeat, sizeof *runs);
+	int rc = 0, n = 0;
 	if (!api) {
+		for (; n < repeat && !rc; n++) {
+			if (n > 0 && ro->reset && ro->reset(ro->reset_ctx) != 0) {
+				rc = UIR_EXIT_ERROR;
+				break;
+			}
+			double t0 = uir_now_ms();
+			rc = interp_run(p, bufs, ro);
+			runs[n] = uir_now_ms() - t0;
+		}
 		if (t)
 			t->engine = "interp";
-		double t0 = uir_now_ms();
-		int rc = interp_run(p, bufs, ro);
-		if (t)
-			t->exec += uir_now_ms() - t0;
-		return rc;
+	} else {
+		UirJitOptions o = { ro ? ro->threads : 0, ro ? ro->bounds_check : true, 3, NULL, repeat,
+			ro ? ro->reset : NULL, ro ? ro->reset_ctx : NULL };
+		UirJitTimes jt = { 0, 0, 0, 0, 0, runs };
+		rc = api->run(p, bufs, &o, &jt);
+		while (n < repeat && runs[n] > 0)
+			n++;
+		if (t) {
+			t->engine = "jit";
+			t->lower += jt.lower_ms;
+			t->opt += jt.opt_ms;
+			t->jit += jt.jit_ms;
+		}
 	}
-	UirJitOptions o = { ro ? ro->threads : 0, ro ? ro->bounds_check : true, 3, NULL };
-	UirJitTimes jt = { 0, 0, 0, 0, 0 };
-	int rc = api->run(p, bufs, &o, &jt);
-	if (t) {
-		t->engine = "jit";
-		t->lower += jt.lower_ms;
-		t->opt += jt.opt_ms;
-		t->jit += jt.jit_ms;
-		t->exec += jt.exec_ms;
-	}
+	if (t && n > 0)
+		set_exec_median(t, runs, n);
+	free(runs);
 	return rc;
 }
 
@@ -229,4 +258,6 @@ void engine_print_times(FILE *f, const UirRunTimes *t)
 		"time (%s): parse+check %.2f ms, load %.2f ms, lowering %.2f ms, optimisation %.2f ms, "
 		"JIT %.2f ms, execution %.2f ms, output %.2f ms\n",
 		t->engine ? t->engine : "none", t->parse_check, t->load, t->lower, t->opt, t->jit, t->exec, t->output);
+	if (t->runs > 1)
+		fprintf(f, "time: execution is the median of %d runs (fastest %.2f ms)\n", t->runs, t->exec_min);
 }

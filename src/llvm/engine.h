@@ -16,6 +16,8 @@ typedef enum { UIR_ENGINE_AUTO, UIR_ENGINE_JIT, UIR_ENGINE_INTERP } UirEngine;
 typedef struct UirRunTimes {
 	double parse_check, load, lower, opt, jit, exec, output;
 	const char *engine; /* "interp" or "jit": the engine that ran */
+	int runs;           /* kernel runs (`run --repeat`); exec is their median when > 1 */
+	double exec_min;    /* the fastest of them */
 } UirRunTimes;
 
 /* Milliseconds on a monotonic clock. */
@@ -26,8 +28,10 @@ bool engine_parse(const char *s, UirEngine *e);
 
 /* Runs the checked program P over BUFS (from buffers_create()) on engine E: AUTO
  * JIT-compiles when engine_auto_jit() says so and the JIT can be loaded, and interprets
- * otherwise. RO gives the threads and bounds checking. T (may be
- * NULL) gets the load, lower, opt, jit and exec times and the engine. Returns 0; 1 after
+ * otherwise. RO gives the threads, bounds checking and repeat count (the kernel runs
+ * RO->repeat times, RO->reset between runs; the buffers keep the last run's values). T
+ * (may be NULL) gets the load, lower, opt, jit and exec times (exec: the median run) and
+ * the engine. Returns 0; 1 after
  * printing E0601 or an out-of-memory error; 64 when E is JIT and the back end is not
  * available (after a message); 70 after an internal error. */
 int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, UirRunTimes *t);

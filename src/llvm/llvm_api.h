@@ -11,7 +11,7 @@
 
 #include "../uir_internal.h"
 
-#define UIR_LLVM_API_VERSION 4
+#define UIR_LLVM_API_VERSION 5
 
 /* How to compile a program. */
 typedef struct UirJitOptions {
@@ -19,6 +19,10 @@ typedef struct UirJitOptions {
 	bool bounds_check; /* check the accesses not proven in bounds (E0601) */
 	int opt_level;     /* 0: no optimisation (uir llvm -O0), else the O3 pipeline */
 	const char *cpu;   /* target CPU for compile ("generic", "x86-64-v3"...); NULL: host */
+	int repeat;        /* run: call the kernel this many times (0 or 1: once) ... */
+	int (*reset)(void *reset_ctx); /* ... calling this before every call after the first
+	                                * (0: go on; else stop, it printed why) */
+	void *reset_ctx;
 } UirJitOptions;
 
 /* Where the time of a JIT run went, in milliseconds. */
@@ -27,7 +31,8 @@ typedef struct UirJitTimes {
 	double lower_ms; /* syntax tree to LLVM IR */
 	double opt_ms;   /* the pass pipeline */
 	double jit_ms;   /* machine code generation and linking */
-	double exec_ms;  /* running the kernel */
+	double exec_ms;  /* running the kernel (every call together) */
+	double *exec_runs; /* NULL, or o->repeat slots: the time of each call */
 } UirJitTimes;
 
 /* What `uir compile` writes. */

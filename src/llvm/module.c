@@ -509,14 +509,26 @@ static int jit_run(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTim
 	if ((err = LLVMOrcLLJITLookup(jit, &addr, "kernel")))
 		return internal_error("cannot link the kernel", err);
 	double t1 = now_ms();
-	uir_parallel_set_threads(o->threads);
-	uint64_t code = call_kernel(addr, p->nbufs, bufs);
-	double t2 = now_ms();
-	if (t) {
+	if (t)
 		t->jit_ms += t1 - t0;
-		t->exec_ms += t2 - t1;
-	}
+	uir_parallel_set_threads(o->threads);
+	uint64_t code = 0;
 	rc = 0;
+	int repeat = o->repeat > 1 ? o->repeat : 1;
+	for (int r = 0; r < repeat && !code && !rc; r++) {
+		if (r > 0 && o->reset && o->reset(o->reset_ctx) != 0) {
+			rc = UIR_EXIT_ERROR;
+			break;
+		}
+		double t2 = now_ms();
+		code = call_kernel(addr, p->nbufs, bufs);
+		double t3 = now_ms();
+		if (t) {
+			t->exec_ms += t3 - t2;
+			if (t->exec_runs)
+				t->exec_runs[r] = t3 - t2;
+		}
+	}
 	if (code) {
 		fault_report(p, &lw, code);
 		rc = UIR_EXIT_ERROR;

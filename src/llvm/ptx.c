@@ -391,7 +391,7 @@ int ptx_fault(UirProgram *p, const UirPtxOptions *po, uint64_t code)
 	if (!tm)
 		return UIR_EXIT_INTERNAL;
 	LLVMContextRef cx = LLVMContextCreate();
-	UirJitOptions o = { 0, po->bounds_check, 3, arch };
+	UirJitOptions o = { .bounds_check = po->bounds_check, .opt_level = 3, .cpu = arch };
 	Lowered lw;
 	lower_kernels(p, cx, tm, &o, &lw);
 	fault_report(p, &lw, code);
@@ -418,7 +418,7 @@ int ptx_generate(UirProgram *p, const UirPtxOptions *po, char **text)
 		return UIR_EXIT_INTERNAL;
 	char *err = NULL;
 	LLVMContextRef cx = LLVMContextCreate();
-	UirJitOptions o = { 0, po->bounds_check, 3, arch };
+	UirJitOptions o = { .bounds_check = po->bounds_check, .opt_level = 3, .cpu = arch };
 	Lowered lw;
 	int rc = 0;
 	lower_kernels(p, cx, tm, &o, &lw);
