@@ -24,7 +24,7 @@ check)
 	# shellcheck disable=SC2086
 	$cc $flags "$root"/src/util/*.c "$root"/src/front/*.c "$root"/src/check/*.c \
 	  "$root/src/program.c" "$root/tests/fuzz/fuzz_check.c" -lm -o "$work/fuzz_check"
-	opts="-max_len=4096 -timeout=25"
+	opts="-max_len=4096 -timeout=25 -dict=$root/tests/fuzz/uir.dict"
 	;;
 npy)
 	python3 "$root/tests/fuzz/gen_npy_seeds.py" "$work/corpus" >/dev/null
