@@ -372,6 +372,15 @@ UIR_FN float uir_max_f32(float a, float b)
 	return a > b ? a : b;
 }
 
+/* uir-helper: uir_div_f32 */
+/* a / b, IEEE (a renderer calls it only for a divisor that is a constant expression other
+ * than a literal, such as `cast f32 false`: written inline, C++ front ends such as nvcc's
+ * report a constant zero divisor as an error under -Werror). */
+UIR_FN float uir_div_f32(float a, float b)
+{
+	return a / b;
+}
+
 /* uir-helper: uir_mod_f32 */
 /* The remainder of a / b with the sign of a (C fmodf): exact. */
 UIR_FN float uir_mod_f32(float a, float b)
@@ -405,6 +414,13 @@ UIR_FN double uir_max_f64(double a, double b)
 	if (a == 0 && b == 0)
 		return a + b;
 	return a > b ? a : b;
+}
+
+/* uir-helper: uir_div_f64 */
+/* a / b, IEEE (see uir_div_f32). */
+UIR_FN double uir_div_f64(double a, double b)
+{
+	return a / b;
 }
 
 /* uir-helper: uir_mod_f64 */

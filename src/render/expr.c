@@ -382,6 +382,22 @@ static CExpr absval(Emitter *E, const Expr *e, int lane, UirType t)
 	return call1(E, helper(E, "abs", t), arg(E, e, 0, lane));
 }
 
+/* Whether E is a constant expression that is not a literal (`cast f64 false`, `sub 1.0
+ * 1.0`): one that a C or C++ front end may fold, and then report as a divisor of zero. */
+static bool const_expr(Emitter *Em, const Expr *e)
+{
+	if (e->kind == EX_LIT)
+		return false;
+	if (e->kind == EX_NAME)
+		return e->sym && e->sym->kind != SYM_MEM && sym_info(Em, e->sym)->fixed;
+	if (e->op == OP_LOAD)
+		return false;
+	for (int i = 0; i < e->nargs; i++)
+		if (e->args[i]->kind != EX_LIT && !const_expr(Em, e->args[i]))
+			return false;
+	return true;
+}
+
 /* div and mod: C's / and % when the divisor is a constant other than 0 (and -1 for signed
  * types, where MIN / -1 overflows); the helper otherwise. Floats: / and fmod's helper. */
 static CExpr divmod(Emitter *E, const Expr *e, int lane, UirType t)
@@ -405,9 +421,9 @@ static CExpr divmod(Emitter *E, const Expr *e, int lane, UirType t)
 				inf.f64 = negz ? -(double)INFINITY : (double)INFINITY;
 			return bin(E, a, "*", cx(literal_text(E, t, inf), P_POSTFIX), P_MUL);
 		}
-		if (is_div)
+		if (is_div && !const_expr(E, e->args[1]))
 			return bin(E, a, "/", b, P_MUL);
-		return call2(E, helper(E, "mod", t), a, b);
+		return call2(E, helper(E, is_div ? "div" : "mod", t), a, b);
 	}
 	Scalar d;
 	if (int_const(E, e->args[1], sub_lane(e->args[1], lane), &d)) {
@@ -653,7 +669,15 @@ static CExpr fmath(Emitter *E, const Expr *e, int lane, UirType t)
 	case OP_FLOOR: return call1(E, f ? "floorf" : "floor", a);
 	case OP_CEIL: return call1(E, f ? "ceilf" : "ceil", a);
 	case OP_TRUNC: return call1(E, f ? "truncf" : "trunc", a);
-	case OP_RECIP: return bin(E, cx(f ? "1.0f" : "1.0", P_POSTFIX), "/", a, P_MUL);
+	case OP_RECIP: {
+		/* 1 / a; through the helper when a is a zero literal or a constant expression (a
+		 * constant zero divisor is an error to nvcc under -Werror, as in divmod()) */
+		const Expr *d = e->args[0];
+		CExpr one = cx(f ? "1.0f" : "1.0", P_POSTFIX);
+		if (const_expr(E, d) || (d->kind == EX_LIT && (f ? d->val.f32 == 0 : d->val.f64 == 0)))
+			return call2(E, helper(E, "div", t), one, a);
+		return bin(E, one, "/", a, P_MUL);
+	}
 	case OP_EXP2: return call1(E, helper(E, "exp2", t), a);
 	case OP_LOG2: return call1(E, helper(E, "log2", t), a);
 	case OP_SIN: return call1(E, helper(E, "sin", t), a);
