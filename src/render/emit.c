@@ -40,7 +40,9 @@ MemInfo *mem_info(Emitter *E, const Mem *m)
 
 const char *mem_cname(Emitter *E, const Mem *m)
 {
-	return mem_info(E, m)->cname;
+	MemInfo *mi = mem_info(E, m);
+	mi->refs++;
+	return mi->cname;
 }
 
 const char *ctype(UirType t)

@@ -239,7 +239,14 @@ static void outline(Emitter *E, const Stmt *s)
 			heap[k] = true; /* over the stack budget: on the heap, one per iteration */
 		}
 	}
+	int *mem_before = xcalloc((size_t)c.nmems + 1, sizeof *mem_before);
+	for (int k = 0; k < c.nmems; k++)
+		mem_before[k] = mem_info(E, c.mems[k])->refs;
 	emit_block(E, s->body);
+	for (int k = 0; k < c.nmems; k++) /* named only in lanes that `lane` dropped */
+		if (mem_info(E, c.mems[k])->refs == mem_before[k])
+			line(E, "(void)%s;", mem_cname(E, c.mems[k]));
+	free(mem_before);
 	for (int k = 0; k < s->nhomed; k++)
 		if (heap[k] && mem_bytes(s->homed[k]) <= STACK_ALLOC_MAX && mem_info(E, s->homed[k])->used)
 			line(E, "free(%s);", mem_cname(E, s->homed[k]));

@@ -59,6 +59,8 @@ typedef struct MemInfo {
 	const char *cname;  /* the C name */
 	bool reg;           /* CUDA: kept in a per-thread register (acc[t], spec 5) */
 	bool used;          /* accessed somewhere */
+	int refs;           /* times mem_cname() gave its name so far (outline(): a captured
+	                     * buffer that the body never names gets `(void)NAME;`) */
 } MemInfo;
 
 /* Support code a rendering needs beyond the runtime helpers (flags of Emitter.need). */
