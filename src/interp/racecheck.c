@@ -27,8 +27,12 @@
 #include "interp.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { OUTER, INNER };
+
+/* The record of a memory is kept in chunks of this many cells (a power of two). */
+#define RECORD_CHUNK ((int64_t)1 << 14)
 
 /* One recorded access: the iteration of the level's loop and the access site (-1: none). */
 typedef struct Acc {
@@ -51,7 +55,7 @@ typedef struct RaceSite {
 	int kind;
 	int id;            /* index in RaceState.sites */
 	bool outer, inner; /* the levels it is recorded at (known when compiling) */
-	Cell **cells[2];   /* the memory's record per level (allocated on first use) */
+	Cell ***cells[2];  /* the memory's record per level: chunks, allocated on first use */
 } RaceSite;
 
 /* The parallel loops around the running code. */
@@ -66,8 +70,10 @@ struct RaceState {
 	RaceCur cur;
 	const Scalar *R;  /* the register file, for the report */
 	uint32_t next_inst;
-	Cell **shadow; /* per slot: [OUTER] and [INNER] arrays, allocated on first use */
+	Cell ***shadow; /* per slot: [OUTER] and [INNER] tables of RECORD_CHUNK-cell chunks,
+			 * each allocated on first use */
 	int nslots;
+	size_t bytes, budget; /* the record's size now, and the most it may take */
 	const RaceSite **sites;
 	int nsites, capsites;
 	Arena arena;
@@ -80,7 +86,28 @@ RaceState *race_new(UirProgram *p)
 	rs->nslots = p->nbufs + p->nallocs;
 	rs->shadow = xcalloc(2 * (size_t)rs->nslots + 1, sizeof *rs->shadow);
 	rs->next_inst = 1;
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	rs->budget = pages > 0 && psize > 0 ? (size_t)pages / 2 * (size_t)psize : (size_t)1 << 32;
 	return rs;
+}
+
+/* The memory of record slot SLOT (buffers first, then allocs). */
+static const Mem *slot_mem(const RaceState *rs, int slot)
+{
+	return slot < rs->p->nbufs ? rs->p->bufs[slot] : rs->p->allocs[slot - rs->p->nbufs];
+}
+
+/* Frees the record I (2 * slot + level) and its chunks. */
+static void drop_record(RaceState *rs, int i)
+{
+	Cell **tab = rs->shadow[i];
+	if (!tab)
+		return;
+	int64_t n = slot_mem(rs, i / 2)->size;
+	for (int64_t k = 0; k < (n + RECORD_CHUNK - 1) / RECORD_CHUNK; k++)
+		free(tab[k]);
+	free(tab);
+	rs->shadow[i] = NULL;
 }
 
 void race_free(RaceState *rs)
@@ -88,7 +115,7 @@ void race_free(RaceState *rs)
 	if (!rs)
 		return;
 	for (int i = 0; i < 2 * rs->nslots; i++)
-		free(rs->shadow[i]);
+		drop_record(rs, i);
 	free(rs->shadow);
 	free(rs->sites);
 	arena_free(&rs->arena);
@@ -132,10 +159,9 @@ const void *race_site(RaceState *rs, const Site *site, int kind, int n, bool out
 static uint32_t new_inst(RaceState *rs)
 {
 	if (rs->next_inst == UINT32_MAX) {
-		for (int i = 0; i < 2 * rs->nslots; i++) {
-			free(rs->shadow[i]);
-			rs->shadow[i] = NULL;
-		}
+		for (int i = 0; i < 2 * rs->nslots; i++)
+			drop_record(rs, i);
+		rs->bytes = 0;
 		rs->next_inst = 1;
 	}
 	return rs->next_inst++;
@@ -251,20 +277,30 @@ static _Noreturn __attribute__((noinline, cold)) void report(Ctx *c, int lv, con
 
 /* ---- the record ---- */
 
-/* Allocates the record of S's memory at level LV (first use). */
-static __attribute__((noinline)) Cell *new_cells(Ctx *c, const RaceSite *s, int lv)
+/* The cell of element E in the record of S's memory at level LV, allocating its chunk (and
+ * the table of chunks) on first use: a huge buffer touched at a few places costs a few
+ * chunks. Past the budget (half the physical memory) it reports out of memory. */
+static __attribute__((noinline)) Cell *new_cells(Ctx *c, const RaceSite *s, int lv, int64_t e)
 {
 	RaceState *rs = c->race;
 	const Mem *m = s->site->mem;
-	Cell *x = calloc((size_t)m->size, sizeof *x);
+	int64_t nchunks = (m->size + RECORD_CHUNK - 1) / RECORD_CHUNK;
+	Cell **tab = *s->cells[lv];
+	if (!tab)
+		tab = *s->cells[lv] = xcalloc((size_t)nchunks, sizeof *tab);
+	int64_t k = e / RECORD_CHUNK;
+	int64_t n = k == nchunks - 1 ? m->size - k * RECORD_CHUNK : RECORD_CHUNK;
+	size_t bytes = (size_t)n * sizeof(Cell);
+	Cell *x = rs->bytes + bytes <= rs->budget ? calloc((size_t)n, sizeof *x) : NULL;
 	if (!x) {
-		fprintf(rs->p->err, "%s: error: out of memory for the race check's record of %s (%lld bytes)\n",
-			rs->p->path, m->name, (long long)m->size * (long long)sizeof *x);
+		fprintf(rs->p->err, "%s: error: out of memory for the race check's record of %s (%zu bytes in use)\n",
+			rs->p->path, m->name, rs->bytes);
 		rs->p->nerrors++;
 		longjmp(c->fault, 1);
 	}
-	*s->cells[lv] = x;
-	return x;
+	rs->bytes += bytes;
+	tab[k] = x;
+	return x + (e - k * RECORD_CHUNK);
 }
 
 #define IS_ATOMIC(k) ((k) >= RACE_ADD)
@@ -274,10 +310,11 @@ static __attribute__((noinline)) Cell *new_cells(Ctx *c, const RaceSite *s, int 
 static inline __attribute__((always_inline)) void record(Ctx *c, const RaceSite *s, int lv, uint32_t inst,
 								int32_t j, int64_t e)
 {
-	Cell *x = *s->cells[lv];
-	if (__builtin_expect(!x, 0))
-		x = new_cells(c, s, lv);
-	x += e;
+	Cell **tab = *s->cells[lv], *x;
+	if (__builtin_expect(tab && tab[e / RECORD_CHUNK], 1))
+		x = tab[e / RECORD_CHUNK] + e % RECORD_CHUNK;
+	else
+		x = new_cells(c, s, lv, e);
 	int k = s->kind;
 	Acc me = { j, s->id };
 	if (k == RACE_READ) {

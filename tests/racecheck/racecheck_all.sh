@@ -18,7 +18,8 @@
 #   * `check` rejects it with another code: not runnable, counted.
 #
 # Then each tests/racecheck/cases/*.uir must give exactly the diagnostic in its
-# `# racecheck: ...` lines (see docs/testing.md). Exits 1 when anything failed.
+# `# racecheck: ...` lines (see docs/testing.md), run with the options of its
+# `# racecheck options: ...` line if any. Exits 1 when anything failed.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,7 +57,8 @@ while IFS= read -r f; do
 	crc=$?
 	if [ $crc -eq 0 ]; then
 		n_acc=$((n_acc + 1))
-		timeout "$limit" "$uir" run --racecheck "$f" >"$tmp/rc.out" 2>"$tmp/rc.err"
+		# shellcheck disable=SC2046 # `# racecheck options: --only s` -> two words
+	timeout "$limit" "$uir" run --racecheck $(sed -n 's/^# racecheck options: //p' "$f") "$f" >"$tmp/rc.out" 2>"$tmp/rc.err"
 		rrc=$?
 		if grep -q 'E0504' "$tmp/rc.err"; then
 			bad "$f: check accepts it but --racecheck finds a race (a bug in check?):"
@@ -79,7 +81,8 @@ while IFS= read -r f; do
 		continue
 		;;
 	esac
-	timeout "$limit" "$uir" run --racecheck "$f" >"$tmp/rc.out" 2>"$tmp/rc.err"
+	# shellcheck disable=SC2046 # `# racecheck options: --only s` -> two words
+	timeout "$limit" "$uir" run --racecheck $(sed -n 's/^# racecheck options: //p' "$f") "$f" >"$tmp/rc.out" 2>"$tmp/rc.err"
 	rrc=$?
 	found=no
 	grep -q 'error\[E0504\]' "$tmp/rc.err" && found=yes
@@ -118,7 +121,8 @@ for f in "$here"/cases/*.uir; do
 	n_case=$((n_case + 1))
 	want_rc=$(sed -n 's/^# racecheck exit: //p' "$f")
 	want_rc=${want_rc:-1}
-	timeout "$limit" "$uir" run --racecheck "$f" >"$tmp/rc.out" 2>"$tmp/rc.err"
+	# shellcheck disable=SC2046 # `# racecheck options: --only s` -> two words
+	timeout "$limit" "$uir" run --racecheck $(sed -n 's/^# racecheck options: //p' "$f") "$f" >"$tmp/rc.out" 2>"$tmp/rc.err"
 	rrc=$?
 	[ $rrc -eq "$want_rc" ] || bad "${f#"$root/"}: exit $rrc, expected $want_rc"
 	if [ "$want_rc" -ne 0 ] && [ -s "$tmp/rc.out" ]; then
