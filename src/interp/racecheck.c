@@ -32,7 +32,8 @@
 enum { OUTER, INNER };
 
 /* The record of a memory is kept in chunks of this many cells (a power of two). */
-#define RECORD_CHUNK ((int64_t)1 << 14)
+#define RECORD_CHUNK_BITS 14
+#define RECORD_CHUNK ((int64_t)1 << RECORD_CHUNK_BITS)
 
 /* One recorded access: the iteration of the level's loop and the access site (-1: none). */
 typedef struct Acc {
@@ -311,8 +312,9 @@ static inline __attribute__((always_inline)) void record(Ctx *c, const RaceSite 
 								int32_t j, int64_t e)
 {
 	Cell **tab = *s->cells[lv], *x;
-	if (__builtin_expect(tab && tab[e / RECORD_CHUNK], 1))
-		x = tab[e / RECORD_CHUNK] + e % RECORD_CHUNK;
+	uint64_t chunk = (uint64_t)e >> RECORD_CHUNK_BITS; /* e >= 0: checked in bounds before */
+	if (__builtin_expect(tab && (x = tab[chunk]), 1))
+		x += (uint64_t)e & (RECORD_CHUNK - 1);
 	else
 		x = new_cells(c, s, lv, e);
 	int k = s->kind;
