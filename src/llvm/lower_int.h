@@ -66,6 +66,11 @@ void name_value(LLVMValueRef v, const char *name);
  * (used by the CPU and the NVPTX paths). */
 void set_target_attrs(LLVMModuleRef m, LLVMTargetMachineRef tm);
 
+/* Links the bitcode BC (LEN bytes; WHAT names it in messages) into M, with M's target and
+ * data layout, and makes its defined uir_jit_* and uir_ptx_* functions internal (so that
+ * the optimiser may inline and drop them). False after an internal-error message. */
+bool link_bitcode(LLVMModuleRef m, const unsigned char *bc, size_t len, const char *what);
+
 /* ---- lower.c ---- */
 /* The address of MEM[OFF] for an access of WIDTH elements at LOC (WHAT names it for
  * E0601): checked unless R proves it in bounds or checks are off. */

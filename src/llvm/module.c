@@ -206,34 +206,41 @@ void set_target_attrs(LLVMModuleRef m, LLVMTargetMachineRef tm)
 	LLVMDisposeMessage(features);
 }
 
-/* Links the math bitcode into M and makes its functions internal. False after a message. */
-static bool link_math(LLVMModuleRef m)
+bool link_bitcode(LLVMModuleRef m, const unsigned char *bc, size_t len, const char *what)
 {
-	if (!uir_math_bc_len)
-		return true; /* the JIT resolves the math symbols from this module instead */
 	LLVMContextRef cx = LLVMGetModuleContext(m);
-	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange((const char *)uir_math_bc, uir_math_bc_len,
-									"uir_math.bc", 0);
+	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange((const char *)bc, len, what, 0);
 	LLVMModuleRef math;
+	char msg[160];
 	if (LLVMParseBitcodeInContext2(cx, buf, &math)) {
 		LLVMDisposeMemoryBuffer(buf);
-		internal("cannot read the math bitcode", NULL);
+		snprintf(msg, sizeof msg, "cannot read %s", what);
+		internal(msg, NULL);
 		return false;
 	}
 	LLVMDisposeMemoryBuffer(buf);
 	LLVMSetTarget(math, LLVMGetTarget(m));
 	LLVMSetDataLayout(math, LLVMGetDataLayoutStr(m));
 	if (LLVMLinkModules2(m, math)) {
-		internal("cannot link the math bitcode", NULL);
+		snprintf(msg, sizeof msg, "cannot link %s", what);
+		internal(msg, NULL);
 		return false;
 	}
 	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
 		size_t n;
 		const char *name = LLVMGetValueName2(f, &n);
-		if (!LLVMIsDeclaration(f) && n > 8 && !strncmp(name, "uir_jit_", 8))
+		if (!LLVMIsDeclaration(f) && n > 8 && (!strncmp(name, "uir_jit_", 8) || !strncmp(name, "uir_ptx_", 8)))
 			LLVMSetLinkage(f, LLVMInternalLinkage);
 	}
 	return true;
+}
+
+/* Links the math bitcode into M (see link_bitcode). False after a message. */
+static bool link_math(LLVMModuleRef m)
+{
+	if (!uir_math_bc_len)
+		return true; /* the JIT resolves the math symbols from this module instead */
+	return link_bitcode(m, uir_math_bc, uir_math_bc_len, "the math bitcode");
 }
 
 /* ---- building ---- */

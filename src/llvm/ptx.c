@@ -236,29 +236,7 @@ static bool link_ptx_math(LLVMModuleRef m)
 		internal("this build has no NVPTX math bitcode (clang-19 was missing)", NULL);
 		return false;
 	}
-	LLVMContextRef cx = LLVMGetModuleContext(m);
-	LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange((const char *)uir_ptx_math_bc, uir_ptx_math_bc_len,
-									"uir_ptx_math.bc", 0);
-	LLVMModuleRef math;
-	if (LLVMParseBitcodeInContext2(cx, buf, &math)) {
-		LLVMDisposeMemoryBuffer(buf);
-		internal("cannot read the NVPTX math bitcode", NULL);
-		return false;
-	}
-	LLVMDisposeMemoryBuffer(buf);
-	LLVMSetTarget(math, LLVMGetTarget(m));
-	LLVMSetDataLayout(math, LLVMGetDataLayoutStr(m));
-	if (LLVMLinkModules2(m, math)) {
-		internal("cannot link the NVPTX math bitcode", NULL);
-		return false;
-	}
-	for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-		size_t n;
-		const char *name = LLVMGetValueName2(f, &n);
-		if (!LLVMIsDeclaration(f) && n > 8 && (!strncmp(name, "uir_jit_", 8) || !strncmp(name, "uir_ptx_", 8)))
-			LLVMSetLinkage(f, LLVMInternalLinkage);
-	}
-	return true;
+	return link_bitcode(m, uir_ptx_math_bc, uir_ptx_math_bc_len, "the NVPTX math bitcode");
 }
 
 /* Lowers every kernel of P into a new module for TM. */
