@@ -34,6 +34,13 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return UIR_EXIT_USAGE;
 }
 
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return usage_error(cmd, "%s needs a value (see 'uir %s --help')", argv[optind - 1], cmd);
+	return usage_error(cmd, "unknown option '%s' (see 'uir %s --help')", argv[optind - 1], cmd);
+}
+
 int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -51,7 +58,7 @@ int cmd_check(int argc, char **argv)
 		case 'h':
 			printf("usage: uir check [--strict] FILE\n");
 			return 0;
-		default: return usage_error("check", "unknown option '%s'; see 'uir check --help'", argv[optind - 1]);
+		default: return cli_bad_option("check", c, argv);
 		}
 	}
 	if (argc - optind != 1)

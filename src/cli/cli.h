@@ -21,4 +21,9 @@ void cli_print_buffer(FILE *f, const struct Mem *m, const void *d);
 /* Prints `uir: message` for bad usage and returns UIR_EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The usage error of getopt_long()'s result C (':' a missing value, else an unknown option;
+ * call it after optstring ":" and opterr = 0) for subcommand CMD, ARGV as given to it.
+ * Returns UIR_EXIT_USAGE. src/main.c. */
+int cli_bad_option(const char *cmd, int c, char **argv);
+
 #endif

@@ -91,10 +91,8 @@ static int parse(int argc, char **argv, bool compile, LlvmArgs *a)
 		case 'h':
 			fputs(compile ? compile_usage : llvm_usage, stdout);
 			return UIR_EXIT_OK;
-		case ':':
-			return usage_error(cmd, "%s needs a value (see 'uir %s --help')", argv[optind - 1], cmd);
 		default:
-			return usage_error(cmd, "unknown option '%s' (see 'uir %s --help')", argv[optind - 1], cmd);
+			return cli_bad_option(cmd, c, argv);
 		}
 	}
 	if (argc - optind != 1)

@@ -110,10 +110,8 @@ int cmd_ptx(int argc, char **argv)
 		case 'h':
 			fputs(ptx_usage, stdout);
 			return UIR_EXIT_OK;
-		case ':':
-			return usage_error("ptx", "%s needs a value (see 'uir ptx --help')", argv[optind - 1]);
 		default:
-			return usage_error("ptx", "unknown option '%s' (see 'uir ptx --help')", argv[optind - 1]);
+			return cli_bad_option("ptx", c, argv);
 		}
 	}
 	if (argc - optind != 1)

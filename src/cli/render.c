@@ -72,10 +72,8 @@ static int render_cmd(int argc, char **argv, bool cuda)
 				      "exits 2 with one line `invalid: REASON`."
 				    : "Prints the program as portable C11 (spec 8.3): cc -std=c11 -O2 -pthread FILE -lm.");
 			return UIR_EXIT_OK;
-		case ':':
-			return usage_error(cmd, "%s needs a value (see 'uir %s --help')", argv[optind - 1], cmd);
 		default:
-			return usage_error(cmd, "unknown option '%s' (see 'uir %s --help')", argv[optind - 1], cmd);
+			return cli_bad_option(cmd, c, argv);
 		}
 	}
 	if (argc - optind != 1)

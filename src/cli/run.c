@@ -143,10 +143,8 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		case 'h':
 			fputs(run_usage, stdout);
 			return UIR_EXIT_OK;
-		case ':':
-			return usage_error("run", "%s needs a value (see 'uir run --help')", argv[optind - 1]);
 		default:
-			return usage_error("run", "unknown option '%s' (see 'uir run --help')", argv[optind - 1]);
+			return cli_bad_option("run", c, argv);
 		}
 	}
 	if (argc - optind != 1)
