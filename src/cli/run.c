@@ -61,17 +61,6 @@ typedef struct RunArgs {
 	bool racecheck; /* --racecheck: src/interp/racecheck.c */
 } RunArgs;
 
-/* N as a thread count: an integer from 1 to 1024, else -1. */
-static int parse_threads(const char *s)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 1024)
-		return -1;
-	return (int)v;
-}
-
 /* Parses the options into A. Returns -1 when they are good, else the exit status. */
 static int parse_args(int argc, char **argv, RunArgs *a)
 {
@@ -118,7 +107,7 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 			a->hash = true;
 			break;
 		case 't':
-			a->threads = parse_threads(optarg);
+			a->threads = engine_parse_threads(optarg);
 			if (a->threads < 0)
 				return usage_error("run", "--threads needs an integer from 1 to 1024, found '%s'", optarg);
 			break;
@@ -158,9 +147,9 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
 	if (!a->threads) {
 		const char *env = getenv("UIR_THREADS");
-		if (env && *env && parse_threads(env) < 0)
+		if (env && *env && engine_parse_threads(env) < 0)
 			return usage_error("run", "UIR_THREADS needs an integer from 1 to 1024, found '%s'", env);
-		a->threads = env && *env ? parse_threads(env) : 0;
+		a->threads = env && *env ? engine_parse_threads(env) : 0;
 	}
 	return -1;
 }

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "../interp/interp.h"
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,16 @@ double uir_now_ms(void)
 	struct timespec t;
 	clock_gettime(getenv("UIR_TIME_CPU") ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+int engine_parse_threads(const char *s)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1024)
+		return -1;
+	return (int)v;
 }
 
 bool engine_parse(const char *s, UirEngine *e)

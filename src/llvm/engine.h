@@ -26,6 +26,9 @@ double uir_now_ms(void);
 /* Parses "auto", "jit" or "interp" into *E; false for anything else. */
 bool engine_parse(const char *s, UirEngine *e);
 
+/* S as a thread count (`--threads`, UIR_THREADS): an integer from 1 to 1024, else -1. */
+int engine_parse_threads(const char *s);
+
 /* Runs the checked program P over BUFS (from buffers_create()) on engine E: AUTO
  * JIT-compiles when engine_auto_jit() says so and the JIT can be loaded, and interprets
  * otherwise. RO gives the threads, bounds checking and repeat count (the kernel runs

@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""bulk.py - bulk differential runs of generated programs (issue 7) through uir-bulkdiff.
+
+    bulk.py --bulkdiff PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
+            [--keep DIR] [--threads N] [--jit-threads N]
+
+Each job (one process) generates the programs of its seeds with uirgen.generate, K at a
+time (default 200), writes them to a temporary directory and runs uir-bulkdiff once on
+the batch: the interpreter with 1 thread against the interpreter with N threads and the
+JIT, in one process (tests/gen/bulkdiff.c). A failing program is kept in --keep (default
+/tmp/uir-bulk) as seedN.uir and printed as `FAIL seed N: ...`; shrink it with
+`difftest.py --seeds N..N`. A batch whose uir-bulkdiff crashes or hangs is rerun from the
+first file it did not report, that file alone, to find the seed. Seeds `A..` (open) need
+--time, which stops starting batches after S seconds. Progress every ~1000 seeds; the last
+line is `bulk: N programs (general G, kernel form K), N failed, T s`. Exit 1 when any
+failed, 77 (a skip) when uir-bulkdiff has no JIT back end. Standard library only.
+"""
+import argparse
+import json
+import multiprocessing
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import uirgen  # noqa: E402
+
+# Seconds uir-bulkdiff may go without printing a line before it counts as hung (one file:
+# the JIT's O3 pipeline on a large generated program takes a few seconds at most).
+STALL_S = 30
+
+
+def parse_seeds(s):
+    a, sep, b = s.partition('..')
+    if not sep:
+        return int(s), int(s)
+    return int(a), (int(b) if b else None)
+
+
+def read_lines(p, stall):
+    """The lines P prints on stdout, until it exits or prints nothing for STALL seconds
+    (then it is killed). Returns (lines, hung)."""
+    buf, hung = b'', False
+    fd = p.stdout.fileno()
+    while True:
+        ready, _, _ = select.select([fd], [], [], stall)
+        if not ready:
+            p.kill()
+            hung = True
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        buf += chunk
+    p.wait()
+    return buf.decode(errors='replace').splitlines(), hung
+
+
+def run_bulkdiff(cfg, files):
+    """Runs uir-bulkdiff on FILES. Returns (results {file: (ok, why)}, abnormal, rc, err)."""
+    cmd = [cfg['bulkdiff'], '--threads', str(cfg['threads']), '--jit-threads', str(cfg['jit_threads']), '-']
+    with tempfile.TemporaryFile() as names, tempfile.TemporaryFile() as errf:
+        names.write(('\n'.join(files) + '\n').encode())
+        names.seek(0)
+        p = subprocess.Popen(cmd, stdin=names, stdout=subprocess.PIPE, stderr=errf)
+        lines, hung = read_lines(p, STALL_S)
+        p.stdout.close()
+        errf.seek(0)
+        err = errf.read().decode(errors='replace')
+    rc = None if hung else p.returncode
+    if hung:
+        err = 'printed nothing for %d s (killed)' % STALL_S
+    res = {}
+    for line in lines:
+        if line.startswith('ok '):
+            res[line[3:]] = (True, '')
+        elif line.startswith('FAIL '):
+            f, _, why = line[5:].partition(': ')
+            res[f] = (False, why)
+    abnormal = rc is None or rc < 0 or rc not in (0, 1)
+    return res, abnormal, rc, err
+
+
+def describe(rc, err):
+    if rc is None:
+        return 'uir-bulkdiff ' + err
+    if rc < 0:
+        return 'uir-bulkdiff crashed (signal %d)' % -rc
+    return 'uir-bulkdiff exit %d: %s' % (rc, (err.strip().splitlines() or [''])[0])
+
+
+def check_batch(cfg, files):
+    """All FILES through uir-bulkdiff, isolating a crash or hang. Returns {file: (ok, why)}."""
+    results = {}
+    todo = list(files)
+    while todo:
+        res, abnormal, rc, err = run_bulkdiff(cfg, todo)
+        if rc == 64:
+            raise RuntimeError(describe(rc, err))
+        results.update(res)
+        rest = [f for f in todo if f not in res]
+        if not abnormal or not rest:
+            for f in rest:
+                results[f] = (False, 'no result line (' + describe(rc, err) + ')')
+            break
+        # the first file without a line is the suspect: alone, then the others again
+        one, ab1, rc1, err1 = run_bulkdiff(cfg, rest[:1])
+        results[rest[0]] = one.get(rest[0]) if not ab1 and rest[0] in one else (False, describe(rc1, err1))
+        todo = rest[1:]
+    return results
+
+
+def run_one_batch(cfg, work, batch, counts):
+    """Generates and checks the seeds of BATCH. Returns [(seed, why)] of the failures and
+    the log records."""
+    files, modes = {}, {}
+    for s in batch:
+        prog, info = uirgen.generate(s)
+        f = os.path.join(work, 'seed%d.uir' % s)
+        with open(f, 'w') as fh:
+            fh.write(prog.text())
+        files[f], modes[s] = s, info.mode
+        counts[info.mode] += 1
+    res = check_batch(cfg, list(files))
+    fails, logs = [], []
+    for f, s in files.items():
+        ok, why = res.get(f, (False, 'no result'))
+        if not ok:
+            os.makedirs(cfg['keep'], exist_ok=True)
+            shutil.copy(f, os.path.join(cfg['keep'], 'seed%d.uir' % s))
+            fails.append((s, why))
+        logs.append({'seed': s, 'mode': modes[s], 'ok': ok, 'why': why})
+        os.unlink(f)
+    return fails, logs
+
+
+def job(args):
+    """One job: its seeds in batches until they or the time run out. Returns (counts
+    {'general': G, 'kernel': K}, failures [(seed, why)])."""
+    cfg, k, deadline = args
+    counts = {'general': 0, 'kernel': 0}
+    fails = []
+    work = tempfile.mkdtemp(prefix='uir-bulk-')
+    try:
+        it = job_seeds(cfg['a'], cfg['b'], k, cfg['jobs'], cfg['batch'])
+        while time.time() < deadline:
+            batch = [s for _, s in zip(range(cfg['batch']), it)]
+            if not batch:
+                break
+            bfails, logs = run_one_batch(cfg, work, batch, counts)
+            fails += bfails
+            cfg['queue'].put((len(batch), bfails, logs))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return counts, fails
+
+
+def job_seeds(a, b, k, jobs, batch):
+    """Job K's seeds: batches of BATCH, dealt round robin (open when B is None)."""
+    s = a + k * batch
+    while b is None or s <= b:
+        for x in range(s, s + batch):
+            if b is not None and x > b:
+                return
+            yield x
+        s += jobs * batch
+
+
+def report(queue, njobs, total, t0, log):
+    """Prints failures as they come and progress every ~1000 seeds, until NJOBS Nones."""
+    done = nfail = 0
+    next_mark = 1000
+    finished = 0
+    while finished < njobs:
+        item = queue.get()
+        if item is None:
+            finished += 1
+            continue
+        n, fails, logs = item
+        done += n
+        for s, why in fails:
+            nfail += 1
+            print('FAIL seed %d: %s' % (s, why), flush=True)
+        if log:
+            for r in logs:
+                log.write(json.dumps(r) + '\n')
+            log.flush()
+        if done >= next_mark:
+            dt = time.time() - t0
+            print('bulk: %d%s seeds done, %.1f programs/s, %d failed' %
+                  (done, '/%d' % total if total else '', done / dt if dt else 0, nfail), flush=True)
+            while next_mark <= done:
+                next_mark += 1000
+
+
+def worker(args):
+    try:
+        return job(args)
+    finally:
+        args[0]['queue'].put(None)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description='bulk differential runs through uir-bulkdiff')
+    ap.add_argument('--bulkdiff', required=True)
+    ap.add_argument('--seeds', required=True, help='A..B inclusive, or A.. with --time')
+    ap.add_argument('--jobs', type=int, default=1)
+    ap.add_argument('--batch', type=int, default=200)
+    ap.add_argument('--time', type=float, default=None)
+    ap.add_argument('--log')
+    ap.add_argument('--keep', default='/tmp/uir-bulk')
+    ap.add_argument('--threads', type=int, default=4)
+    ap.add_argument('--jit-threads', type=int, default=2)
+    o = ap.parse_args(argv)
+    a, b = parse_seeds(o.seeds)
+    if b is None and o.time is None:
+        ap.error('open seeds A.. need --time')
+    if o.jobs < 1 or o.batch < 1:
+        ap.error('--jobs and --batch are at least 1')
+    probe = subprocess.run([o.bulkdiff, '-'], input='', capture_output=True, text=True)
+    if probe.returncode == 64:
+        print('bulk: skipped: ' + (probe.stderr.strip().splitlines() or ['uir-bulkdiff exit 64'])[0])
+        return 77
+    t0 = time.time()
+    deadline = t0 + o.time if o.time is not None else float('inf')
+    mgr = multiprocessing.Manager()
+    queue = mgr.Queue()
+    cfg = {'bulkdiff': os.path.abspath(o.bulkdiff), 'batch': o.batch, 'keep': o.keep,
+           'threads': o.threads, 'jit_threads': o.jit_threads, 'queue': queue,
+           'a': a, 'b': b, 'jobs': o.jobs}
+    total = b - a + 1 if b is not None else None
+    log = open(o.log, 'a') if o.log else None
+    with multiprocessing.Pool(o.jobs) as pool:
+        pending = pool.map_async(worker, [(cfg, k, deadline) for k in range(o.jobs)])
+        report(queue, o.jobs, total, t0, log)
+        results = pending.get()
+    if log:
+        log.close()
+    gen = sum(c['general'] for c, _ in results)
+    ker = sum(c['kernel'] for c, _ in results)
+    nfail = sum(len(f) for _, f in results)
+    print('bulk: %d programs (general %d, kernel form %d), %d failed, %.0f s' %
+          (gen + ker, gen, ker, nfail, time.time() - t0))
+    return 1 if nfail else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
