@@ -322,6 +322,24 @@ bool stmts_use_mem(const Stmt *s, const Mem *m);
 /* Whether the statement list S (and everything below it) loads M. */
 bool stmts_load_mem(const Stmt *s, const Mem *m);
 
+/* ---- cost.c: the work and code size of a program ---- */
+/* The work statement list S executes, in units of one op, load, store or loop iteration
+ * (`run --engine auto`, engine.c), loops with a non-literal bound counted as
+ * UIR_UNKNOWN_TRIPS iterations. */
+double stmts_work(const Stmt *s);
+#define UIR_UNKNOWN_TRIPS 1000.0
+/* The size of the code S compiles to, in the same units: every loop counts its body once,
+ * except an `unroll` loop that unroll_fits(), which counts BOUND copies. */
+double stmts_code_size(const Stmt *s);
+/* Whether the LLVM back end (JIT, compile, ptx) unrolls the `unroll` loop S: when its BOUND
+ * copies of the body come to at most UIR_UNROLL_MAX_SIZE units of code. A bigger one
+ * (nested `unroll` loops multiply) is compiled as a plain loop, with the same results (the
+ * renderers unroll completely, as the spec says, and leave the rest to the C compiler):
+ * unrolling 4096 copies of a 10-op body took LLVM's O3 pipeline 1.9 s, and nested 64 x 64
+ * copies of a loop nest stalled its GVN pass for minutes (docs/llvm.md). */
+bool unroll_fits(const Stmt *s);
+#define UIR_UNROLL_MAX_SIZE 8192.0
+
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, bool strict);
 

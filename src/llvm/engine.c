@@ -116,80 +116,14 @@ const UirLlvmApi *uir_llvm_load(double *ms)
 
 /* ---- the estimate for --engine auto ---- */
 
-static double expr_cost(const Expr *e)
-{
-	if (!e || e->kind != EX_OP)
-		return 0;
-	double c = 1;
-	for (int i = 0; i < e->nargs; i++)
-		c += expr_cost(e->args[i]);
-	return c;
-}
-
-static double stmts_cost(const Stmt *s)
-{
-	double c = 0;
-	for (; s; s = s->next) {
-		switch (s->kind) {
-		case ST_LET:
-			c += expr_cost(s->value);
-			break;
-		case ST_STORE:
-		case ST_ATOMIC:
-			c += 1 + expr_cost(s->off) + expr_cost(s->val);
-			break;
-		case ST_IF:
-			c += 1 + expr_cost(s->cond) + stmts_cost(s->then_) + stmts_cost(s->else_);
-			break;
-		case ST_LOOP: {
-			double trips = s->bound_lit >= 0 ? (double)s->bound_lit : UIR_AUTO_UNKNOWN_TRIPS;
-			c += expr_cost(s->value) + trips * (1 + stmts_cost(s->body));
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	return c;
-}
-
 double engine_estimate(const UirProgram *p)
 {
-	return stmts_cost(p->top);
-}
-
-/* The size of the code the JIT compiles: like stmts_cost(), but a loop counts its body once,
- * except an `unroll` loop, which is lowered as BOUND copies of its body. */
-static double stmts_size(const Stmt *s)
-{
-	double c = 0;
-	for (; s; s = s->next) {
-		switch (s->kind) {
-		case ST_LET:
-			c += expr_cost(s->value);
-			break;
-		case ST_STORE:
-		case ST_ATOMIC:
-			c += 1 + expr_cost(s->off) + expr_cost(s->val);
-			break;
-		case ST_IF:
-			c += 1 + expr_cost(s->cond) + stmts_size(s->then_) + stmts_size(s->else_);
-			break;
-		case ST_LOOP: {
-			double copies = s->axis == AX_UNROLL && s->bound_lit > 0 ? (double)s->bound_lit : 1;
-			c += expr_cost(s->value) + copies * (1 + stmts_size(s->body));
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	return c;
+	return stmts_work(p->top);
 }
 
 double engine_code_size(const UirProgram *p)
 {
-	return stmts_size(p->top);
+	return stmts_code_size(p->top);
 }
 
 bool engine_auto_jit(const UirProgram *p)

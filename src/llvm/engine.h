@@ -47,7 +47,8 @@ void engine_print_times(FILE *f, const UirRunTimes *t);
 double engine_estimate(const UirProgram *p);
 
 /* The size of the code P compiles to, in the same units (ops, loads, stores, loops), each
- * `unroll` loop counted as BOUND copies of its body and every other loop once. */
+ * `unroll` loop that is unrolled (unroll_fits()) counted as BOUND copies of its body and
+ * every other loop once. */
 double engine_code_size(const UirProgram *p);
 
 /* Whether `--engine auto` JIT-compiles P: when its estimated work is above
@@ -62,7 +63,7 @@ double engine_code_size(const UirProgram *p);
 bool engine_auto_jit(const UirProgram *p);
 #define UIR_AUTO_JIT_ABOVE 3e7
 #define UIR_AUTO_JIT_PER_OP 2.75e4
-#define UIR_AUTO_UNKNOWN_TRIPS 1000.0
+#define UIR_AUTO_UNKNOWN_TRIPS UIR_UNKNOWN_TRIPS
 
 /* Loads the LLVM back end (once). Returns its table, or NULL with the reason in
  * uir_llvm_error(). *MS (may be NULL) gets the time the load took. */

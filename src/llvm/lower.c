@@ -353,9 +353,14 @@ static void plain_loop(L *l, const Stmt *s)
 		emit_loop(l, s, body_of, s);
 }
 
-/* An `unroll` loop: its body once per index value, the index a constant. */
+/* An `unroll` loop: its body once per index value, the index a constant; a plain loop when
+ * the copies would be too much code (unroll_fits()). */
 static void unrolled_loop(L *l, const Stmt *s)
 {
+	if (!unroll_fits(s)) {
+		emit_loop(l, s, body_of, s);
+		return;
+	}
 	int64_t n = s->bound_lit;
 	for (int64_t k = 0; k < n; k++) {
 		l->val[s->sym->slot] = LLVMConstInt(l->t_i32, (unsigned long long)k, 0);

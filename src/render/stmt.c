@@ -620,7 +620,7 @@ void emit_block(Emitter *E, const Stmt *s)
 			if (s->axis == AX_NONE)
 				plain_loop(E, s);
 			else if (s->axis == AX_UNROLL && s->bound_lit >= 1)
-				unroll_loop(E, s);
+				unroll_loop(E, s); /* completely, as spec 8.3 says (the JIT may not: unroll_fits()) */
 			else if (!E->loop_hook || !E->loop_hook(E, s))
 				plain_loop(E, s);
 			break;
