@@ -2,23 +2,30 @@
 """bulk.py - bulk differential runs of generated programs (issue 7) through uir-bulkdiff.
 
     bulk.py --bulkdiff PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
-            [--keep DIR] [--threads N] [--jit-threads N]
+            [--keep DIR] [--threads N] [--jit-threads N] [--mutants K]
 
 Each job (one process) generates the programs of its seeds with uirgen.generate, K at a
 time (default 200), writes them to a temporary directory and runs uir-bulkdiff once on
 the batch: the interpreter with 1 thread against the interpreter with N threads and the
-JIT, in one process (tests/gen/bulkdiff.c). A failing program is kept in --keep (default
-/tmp/uir-bulk) as seedN.uir and printed as `FAIL seed N: ...`; shrink it with
+JIT, in one process (tests/gen/bulkdiff.c). Each seed also gets --mutants K mutants (3),
+made as difftest.py makes them (uirmut.mutants with random.Random(seed * 7919 + 1)), written
+as seedN.mI.uir in the same batch: uir-bulkdiff only checks a mutant, which must get the
+first code the mutator expected. A failing program is kept in --keep (default
+/tmp/uir-bulk) as seedN.uir (a mutant as seedN.mI.uir) and printed as `FAIL seed N: ...`
+(`FAIL seed N: mutant NAME: expected CODE, check gave GOT: ...`); shrink it with
 `difftest.py --seeds N..N`. A batch whose uir-bulkdiff crashes or hangs is rerun from the
 first file it did not report, that file alone, to find the seed. Seeds `A..` (open) need
 --time, which stops starting batches after S seconds. Progress every ~1000 seeds; the last
-line is `bulk: N programs (general G, kernel form K), N failed, T s`. Exit 1 when any
+line is `bulk: N programs (general G, kernel form K), M mutants, N failed, T s`. Exit 1 when any
 failed, 77 (a skip) when uir-bulkdiff has no JIT back end. Standard library only.
 """
 import argparse
 import json
 import multiprocessing
+import copy
 import os
+import pickle
+import random
 import select
 import shutil
 import subprocess
@@ -28,6 +35,20 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import uirgen  # noqa: E402
+import uirmut  # noqa: E402
+
+
+def copy_prog(prog):
+    """uirmut.copy_prog (copy.deepcopy) through pickle: the same object graph, 4 to 5 times
+    as fast (the deep copy was most of a mutant's cost). The mutants are the same: seeds
+    0..499 give byte-identical mutant texts and codes both ways."""
+    try:
+        return pickle.loads(pickle.dumps(prog, pickle.HIGHEST_PROTOCOL))
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return copy.deepcopy(prog)
+
+
+uirmut.copy_prog = copy_prog
 
 # Seconds uir-bulkdiff may go without printing a line before it counts as hung (one file:
 # the JIT's O3 pipeline on a large generated program takes a few seconds at most).
@@ -117,7 +138,7 @@ def check_batch(cfg, files):
 def run_one_batch(cfg, work, batch, counts):
     """Generates and checks the seeds of BATCH. Returns [(seed, why)] of the failures and
     the log records."""
-    files, modes = {}, {}
+    files, modes, nmut, mnames = {}, {}, {}, {}
     for s in batch:
         prog, info = uirgen.generate(s)
         f = os.path.join(work, 'seed%d.uir' % s)
@@ -125,24 +146,42 @@ def run_one_batch(cfg, work, batch, counts):
             fh.write(prog.text())
         files[f], modes[s] = s, info.mode
         counts[info.mode] += 1
+        # the mutants difftest.py checks for this seed: the same rng, so the same mutants
+        rng = random.Random(s * 7919 + 1)
+        ms = uirmut.mutants(prog, info, rng, cfg['mutants']) if cfg['mutants'] > 0 else []
+        for i, (name, mp, _) in enumerate(ms):
+            mf = os.path.join(work, 'seed%d.m%d.uir' % (s, i))
+            with open(mf, 'w') as fh:
+                fh.write(mp.text())
+            files[mf], mnames[mf] = s, name
+        nmut[s] = len(ms)
+        counts['mutants'] += len(ms)
     res = check_batch(cfg, list(files))
     fails, logs = [], []
+    seed_fails = {s: [] for s in batch}
     for f, s in files.items():
         ok, why = res.get(f, (False, 'no result'))
+        why = why.replace(work + os.sep, '')
+        if not ok and f in mnames and not why.startswith('mutant '):  # a crash or a hang
+            why = 'mutant %s (%s): %s' % (mnames[f], os.path.basename(f), why)
         if not ok:
             os.makedirs(cfg['keep'], exist_ok=True)
-            shutil.copy(f, os.path.join(cfg['keep'], 'seed%d.uir' % s))
+            shutil.copy(f, os.path.join(cfg['keep'], os.path.basename(f)))
             fails.append((s, why))
-        logs.append({'seed': s, 'mode': modes[s], 'ok': ok, 'why': why})
+            seed_fails[s].append(why)
         os.unlink(f)
+    for s in batch:
+        sf = seed_fails[s]
+        logs.append({'seed': s, 'mode': modes[s], 'ok': not sf, 'why': sf[0] if sf else '',
+                     'mutants': nmut[s], 'failed': len(sf)})
     return fails, logs
 
 
 def job(args):
     """One job: its seeds in batches until they or the time run out. Returns (counts
-    {'general': G, 'kernel': K}, failures [(seed, why)])."""
+    {'general': G, 'kernel': K, 'mutants': M}, failures [(seed, why)])."""
     cfg, k, deadline = args
-    counts = {'general': 0, 'kernel': 0}
+    counts = {'general': 0, 'kernel': 0, 'mutants': 0}
     fails = []
     work = tempfile.mkdtemp(prefix='uir-bulk-')
     try:
@@ -215,6 +254,7 @@ def main(argv):
     ap.add_argument('--keep', default='/tmp/uir-bulk')
     ap.add_argument('--threads', type=int, default=4)
     ap.add_argument('--jit-threads', type=int, default=2)
+    ap.add_argument('--mutants', type=int, default=3, help='mutants checked per seed (3; 0: none)')
     o = ap.parse_args(argv)
     a, b = parse_seeds(o.seeds)
     if b is None and o.time is None:
@@ -231,7 +271,7 @@ def main(argv):
     queue = mgr.Queue()
     cfg = {'bulkdiff': os.path.abspath(o.bulkdiff), 'batch': o.batch, 'keep': o.keep,
            'threads': o.threads, 'jit_threads': o.jit_threads, 'queue': queue,
-           'a': a, 'b': b, 'jobs': o.jobs}
+           'a': a, 'b': b, 'jobs': o.jobs, 'mutants': o.mutants}
     total = b - a + 1 if b is not None else None
     log = open(o.log, 'a') if o.log else None
     with multiprocessing.Pool(o.jobs) as pool:
@@ -242,9 +282,10 @@ def main(argv):
         log.close()
     gen = sum(c['general'] for c, _ in results)
     ker = sum(c['kernel'] for c, _ in results)
+    nmut = sum(c['mutants'] for c, _ in results)
     nfail = sum(len(f) for _, f in results)
-    print('bulk: %d programs (general %d, kernel form %d), %d failed, %.0f s' %
-          (gen + ker, gen, ker, nfail, time.time() - t0))
+    print('bulk: %d programs (general %d, kernel form %d), %d mutants, %d failed, %.0f s' %
+          (gen + ker, gen, ker, nmut, nfail, time.time() - t0))
     return 1 if nfail else 0
 
 

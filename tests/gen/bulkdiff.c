@@ -7,6 +7,11 @@
  *
  *   uir-bulkdiff [--threads N] [--jit-threads N] FILE...     (or `-`: file names on stdin)
  *
+ * A file whose header (the comment lines at its top) has a line `# mutant NAME: check must
+ * report CODE` (tests/gen/uirmut.py) is a mutant: it is only loaded and checked, and passes
+ * when that reports an error whose first code is CODE; else `FAIL FILE: mutant NAME:
+ * expected CODE, check gave GOT: LINE` (LINE: the first error's line).
+ *
  * One line per file, `ok FILE` or `FAIL FILE: WHAT`, then `bulkdiff: N ok, N failed`.
  * Exits 0, 1 when a file failed, 64 for a usage error or when the JIT back end is missing.
  * tests/gen/bulk.py generates the programs and runs this in batches (tests/gen/README.md).
@@ -180,9 +185,77 @@ static void file_free(FileRun *r)
 	}
 }
 
+/* A mutant's header line `# mutant NAME: check must report CODE`, from the comment lines
+ * at the top of PATH, into NAME and CODE. Returns false when PATH has none (a program). */
+static bool mutant_header(const char *path, char *name, size_t nname, char *code, size_t ncode)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false; /* uir_load says why */
+	char line[512];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f) && line[0] == '#') {
+		char n[128], c[32];
+		if (sscanf(line, "# mutant %127[^:]: check must report %31s", n, c) == 2) {
+			snprintf(name, nname, "%s", n);
+			snprintf(code, ncode, "%s", c);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Checks the mutant PATH: loading or checking it must report an error whose first code is
+ * CODE. Prints its line; returns true when it passed. Nothing is run. */
+static bool check_mutant(const char *path, const char *name, const char *code)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *ms = open_memstream(&text, &len);
+	if (!ms) {
+		printf("FAIL %s: mutant %s: cannot open a memory stream\n", path, name);
+		fflush(stdout);
+		return false;
+	}
+	UirProgram *p = uir_load(path, ms);
+	int nerr = p ? uir_check(p, 0, ms) : 1;
+	fclose(ms);
+	const char *e = nerr && text ? strstr(text, "error[") : NULL;
+	char got[32] = "nothing (accepted)";
+	const char *at = text ? text : "";
+	if (e) {
+		size_t k = 0;
+		while (e[6 + k] && e[6 + k] != ']' && k < sizeof got - 1)
+			k++;
+		snprintf(got, sizeof got, "%.*s", (int)k, e + 6);
+		at = e;
+		while (at > text && at[-1] != '\n')
+			at--;
+	} else if (nerr) {
+		snprintf(got, sizeof got, "no error[CODE]");
+	}
+	bool ok = e && !strcmp(got, code);
+	if (ok) {
+		printf("ok %s\n", path);
+	} else {
+		size_t k = 0;
+		while (at[k] && at[k] != '\n' && k < 300)
+			k++;
+		printf("FAIL %s: mutant %s: expected %s, check gave %s: %.*s\n", path, name, code, got, (int)k, at);
+	}
+	fflush(stdout);
+	free(text);
+	uir_free(p);
+	return ok;
+}
+
 /* Checks one file and prints its line. Returns true when it passed. */
 static bool check_file(const char *path, const Opts *o, FILE *devnull)
 {
+	char name[128], code[32];
+	if (mutant_header(path, name, sizeof name, code, sizeof code))
+		return check_mutant(path, name, code);
 	FileRun r = { 0 };
 	bool ok = load_file(&r, path, devnull);
 	if (ok) {
