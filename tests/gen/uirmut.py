@@ -179,6 +179,35 @@ def accesses_with_form(info, form):
     return [a for a in info.accesses if a.form is form]
 
 
+def eq_guards(prog, holder, name):
+    """The `if` statements around HOLDER (an access's statement, found by its nid) whose
+    condition is `eq` with NAME (a parallel index) as an operand and which hold it in their
+    then-part. `check` takes each as a one-thread branch (spec 8.2), also when the generator
+    wrote it as a random condition (`if (eq (shr ...) t)`), so a mutation under one may break
+    no rule: seeds 21769 (drop_digit) and 23084 (one_ne) expected E0502 of race-free mutants."""
+    if name is None or not isinstance(holder, A.Stmt):
+        return []
+
+    def visit(stmts, path):
+        for st in stmts:
+            if st.nid is not None and st.nid == holder.nid:
+                return path
+            if st.kind == 'loop':
+                r = visit(st.body, path)
+            elif st.kind == 'if':
+                c = st.cond
+                guard = c is not None and c.op == 'eq' and any(x.is_atom() and x.text == name for x in c.args)
+                r = visit(st.body, path + [st] if guard else path)
+                if r is None and st.els is not None:
+                    r = visit(st.els, path)
+            else:
+                r = None
+            if r is not None:
+                return r
+        return None
+    return visit(prog.stmts, []) or []
+
+
 def m_drop_digit(prog, info, rng):
     """Remove the parallel index from every offset of one memory's form: E0502."""
     cands = []
@@ -190,6 +219,8 @@ def m_drop_digit(prog, info, rng):
         if all(c.cid in a.inone for a in accesses_in(info, c, mem)):
             continue
         if any(c.p.uid in a.sloops for a in accesses_with_form(info, f)):
+            continue
+        if any(eq_guards(prog, a.holder, a.names.get(c.p.uid)) for a in accesses_in(info, c, mem)):
             continue
         cands.append((mem, f, c))
     if not cands:
@@ -247,7 +278,8 @@ def m_one_ne(prog, info, rng):
             if skipped_really(prog, info, c, a.mem):
                 continue
             h = a.holder
-            if isinstance(h, A.Stmt) and id(h) in inside:
+            if isinstance(h, A.Stmt) and id(h) in inside and \
+                    not [g for g in eq_guards(prog, h, a.names.get(c.p.uid)) if g.nid != st.nid]:
                 ok = True
         if ok:
             cands.append(st)
