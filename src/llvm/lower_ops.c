@@ -113,7 +113,11 @@ static LLVMValueRef int_divmod(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef
 		ism1 = LLVMBuildICmp(l->b, LLVMIntEQ, d, int_const(st, -1, lanes), "");
 		bad = LLVMBuildOr(l->b, is0, ism1, "");
 	}
-	LLVMValueRef safe = LLVMBuildSelect(l->b, bad, one, d, "");
+	/* freeze: LLVM 19's InstCombine, given sdiv by select(bad, 1, select(c, A, B)) with
+	 * constant vectors A and B that have zero lanes, gave wrong lanes (uirgen seed 36414,
+	 * tests/programs/regress/div_select_const_vectors.uir); the freeze keeps it from
+	 * looking through the guard, and costs nothing in the generated code */
+	LLVMValueRef safe = LLVMBuildFreeze(l->b, LLVMBuildSelect(l->b, bad, one, d, ""), "");
 	LLVMValueRef q = LLVMBuildBinOp(l->b, opc, a, safe, "");
 	if (sign) /* b == -1: div gives -a (wrapping), mod gives 0 */
 		q = LLVMBuildSelect(l->b, ism1, div ? LLVMBuildNeg(l->b, a, "") : zero, q, "");
