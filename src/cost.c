@@ -14,7 +14,10 @@ static double expr_cost(const Expr *e)
 	return c;
 }
 
-double stmts_work(const Stmt *s)
+/* The units of S: with CODE, of the code it compiles to (a loop's body once, BOUND times for
+ * an `unroll` loop that unroll_fits()); else of the work it executes (a loop's body its
+ * trip count times, UIR_UNKNOWN_TRIPS for a non-literal bound). */
+static double count(const Stmt *s, bool code)
 {
 	double c = 0;
 	for (; s; s = s->next) {
@@ -27,11 +30,15 @@ double stmts_work(const Stmt *s)
 			c += 1 + expr_cost(s->off) + expr_cost(s->val);
 			break;
 		case ST_IF:
-			c += 1 + expr_cost(s->cond) + stmts_work(s->then_) + stmts_work(s->else_);
+			c += 1 + expr_cost(s->cond) + count(s->then_, code) + count(s->else_, code);
 			break;
 		case ST_LOOP: {
-			double trips = s->bound_lit >= 0 ? (double)s->bound_lit : UIR_UNKNOWN_TRIPS;
-			c += expr_cost(s->value) + trips * (1 + stmts_work(s->body));
+			double times;
+			if (code)
+				times = unroll_fits(s) ? (double)s->bound_lit : 1;
+			else
+				times = s->bound_lit >= 0 ? (double)s->bound_lit : UIR_UNKNOWN_TRIPS;
+			c += expr_cost(s->value) + times * (1 + count(s->body, code));
 			break;
 		}
 		default:
@@ -39,6 +46,11 @@ double stmts_work(const Stmt *s)
 		}
 	}
 	return c;
+}
+
+double stmts_work(const Stmt *s)
+{
+	return count(s, false);
 }
 
 bool unroll_fits(const Stmt *s)
@@ -49,27 +61,5 @@ bool unroll_fits(const Stmt *s)
 
 double stmts_code_size(const Stmt *s)
 {
-	double c = 0;
-	for (; s; s = s->next) {
-		switch (s->kind) {
-		case ST_LET:
-			c += expr_cost(s->value);
-			break;
-		case ST_STORE:
-		case ST_ATOMIC:
-			c += 1 + expr_cost(s->off) + expr_cost(s->val);
-			break;
-		case ST_IF:
-			c += 1 + expr_cost(s->cond) + stmts_code_size(s->then_) + stmts_code_size(s->else_);
-			break;
-		case ST_LOOP: {
-			double copies = unroll_fits(s) ? (double)s->bound_lit : 1;
-			c += expr_cost(s->value) + copies * (1 + stmts_code_size(s->body));
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	return c;
+	return count(s, true);
 }
