@@ -257,6 +257,9 @@ void diag(UirProgram *p, Loc at, const char *code, const char *fmt, ...)
 void diag_later(UirProgram *p, Loc at, const char *code, const char *note, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int diag_flush(UirProgram *p); /* prints and returns the number deferred */
+/* Prints `PATH:LINE:COL: note: MSG` at AT with its source line and caret (the second place
+ * of a two-place error, after diag()); counts nothing. */
+void diag_note_at(UirProgram *p, Loc at, const char *msg);
 void diag_discard(void);       /* drops the deferred diagnostics */
 char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -215,34 +215,6 @@ static const char *iter_word(const Stmt *loop, bool plural)
 	}
 }
 
-/* Prints a note at AT with its source line and a caret, as diag.c prints errors. */
-static void note_at(UirProgram *p, Loc at, const char *msg)
-{
-	FILE *f = p->err;
-	fprintf(f, "%s:%d:%d: note: %s\n", p->path, at.line, at.col, msg);
-	if (at.line <= 0 || !p->src)
-		return;
-	const char *s = p->src, *end = p->src + p->srclen;
-	for (int l = 1; l < at.line && s < end; s++)
-		if (*s == '\n')
-			l++;
-	const char *e = s;
-	while (e < end && *e != '\n' && e - s < 160)
-		e++;
-	if (e > s && e[-1] == '\r')
-		e--;
-	const char *caret = s + (at.col > 0 ? at.col - 1 : 0);
-	if (caret > e)
-		caret = e;
-	fprintf(f, " %5d | ", at.line);
-	for (const char *q = s; q < e; q++)
-		fputc((*q == '\t' || (unsigned char)*q >= 32) && *q != 127 ? *q : '?', f);
-	fputs("\n       | ", f);
-	for (const char *q = s; q < caret; q++)
-		fputc(*q == '\t' ? '\t' : ' ', f);
-	fputs("^\n", f);
-}
-
 /* Reports the race between the earlier access OTHER and the access NOW of iteration J at
  * element ELEM, on level LV, and leaves the run. */
 static _Noreturn __attribute__((noinline, cold)) void report(Ctx *c, int lv, const RaceSite *now, int32_t j, Acc other, int64_t elem)
@@ -272,7 +244,7 @@ static _Noreturn __attribute__((noinline, cold)) void report(Ctx *c, int lv, con
 	char msg[512];
 	snprintf(msg, sizeof msg, "the other access: the %s %s[%lld] by %s %s=%d", o->site->what, mem,
 		 (long long)elem, iter_word(loop, false), ix, (int)other.iter);
-	note_at(p, o->site->loc, msg);
+	diag_note_at(p, o->site->loc, msg);
 	longjmp(c->fault, 1);
 }
 

@@ -89,6 +89,12 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 	}
 }
 
+void diag_note_at(UirProgram *p, Loc at, const char *msg)
+{
+	fprintf(p->err, "%s:%d:%d: note: %s\n", p->path, at.line, at.col, msg);
+	show_line(p, at);
+}
+
 void diag(UirProgram *p, Loc at, const char *code, const char *fmt, ...)
 {
 	char msg[1024];
