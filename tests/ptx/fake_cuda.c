@@ -32,7 +32,17 @@ EXPORT CUresult cuModuleLoadDataEx(void **m, const void *img, unsigned n, int *o
 	*m = (void *)1;
 	return strstr(ptx_text, ".version") ? 0 : 218; /* CUDA_ERROR_INVALID_PTX */
 }
-EXPORT CUresult cuModuleUnload(void *m) { (void)m; return 0; }
+/* the function handles cuModuleGetFunction gave (their names), freed with the module */
+static char *fn_names[64];
+static int nfn;
+
+EXPORT CUresult cuModuleUnload(void *m)
+{
+	(void)m;
+	while (nfn > 0)
+		free(fn_names[--nfn]);
+	return 0;
+}
 EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 {
 	(void)m;
@@ -40,7 +50,9 @@ EXPORT CUresult cuModuleGetFunction(void **f, void *m, const char *name)
 	snprintf(pat, sizeof pat, ".entry %s(", name);
 	if (!strstr(ptx_text, pat))
 		return 500; /* CUDA_ERROR_NOT_FOUND */
-	*f = strdup(name);
+	if (nfn == (int)(sizeof fn_names / sizeof fn_names[0]))
+		return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+	*f = fn_names[nfn++] = strdup(name);
 	return 0;
 }
 EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr *p, size_t *n, void *m, const char *name)

@@ -61,7 +61,8 @@ ninja -C "$build"
 # (`uir ptx` on some programs); not scanning TLS as a root avoids it. print_suppressions=0:
 # the summary of suppressed leaks (LSan's own `*tls_get_addr*`) would change the standard
 # error of a failing run, which `uir test` compares between engines.
-: "${LSAN_OPTIONS:=use_tls=0:print_suppressions=0}"
+# suppressions: tests/sanitize/lsan.supp (what use_tls=0 makes LSan see as leaks).
+: "${LSAN_OPTIONS:=use_tls=0:print_suppressions=0:suppressions=$here/lsan.supp}"
 export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 if [ $# -eq 0 ] && [ $ci -eq 1 ]; then
 	want="unit-check unit-runtime cli runner jit-pool jit-auto jit-programs jit-aot ptx-cli
