@@ -170,13 +170,11 @@ static LLVMValueRef bitcast(L *l, LLVMValueRef x, UirType from, UirType to, int 
 
 /* ---- math ---- */
 
-/* Calls uir_jit_NAME_T (runtime/uir_math.h through src/llvm/math_bc.c) lane by lane. */
-static LLVMValueRef math_call(L *l, const char *op, UirType t, int lanes, LLVMValueRef x)
+
+/* The math function NAME of type FT (linked from the math bitcode), declared nounwind on
+ * first use; marks the module as needing the bitcode. */
+static LLVMValueRef math_function(L *l, const char *name, LLVMTypeRef ft)
 {
-	char name[64];
-	snprintf(name, sizeof name, "uir_jit_%s_%s", op, t == UIR_F32 ? "f32" : "f64");
-	LLVMTypeRef st = val_type(l, t, 1);
-	LLVMTypeRef ft = LLVMFunctionType(st, &st, 1, 0);
 	LLVMValueRef f = LLVMGetNamedFunction(l->mod, name);
 	if (!f) {
 		f = LLVMAddFunction(l->mod, name, ft);
@@ -184,6 +182,16 @@ static LLVMValueRef math_call(L *l, const char *op, UirType t, int lanes, LLVMVa
 					LLVMCreateEnumAttribute(l->cx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
 	}
 	l->out->uses_math = true;
+	return f;
+}
+/* Calls uir_jit_NAME_T (runtime/uir_math.h through src/llvm/math_bc.c) lane by lane. */
+static LLVMValueRef math_call(L *l, const char *op, UirType t, int lanes, LLVMValueRef x)
+{
+	char name[64];
+	snprintf(name, sizeof name, "uir_jit_%s_%s", op, t == UIR_F32 ? "f32" : "f64");
+	LLVMTypeRef st = val_type(l, t, 1);
+	LLVMTypeRef ft = LLVMFunctionType(st, &st, 1, 0);
+	LLVMValueRef f = math_function(l, name, ft);
 	if (lanes <= 1)
 		return LLVMBuildCall2(l->b, ft, f, &x, 1, "");
 	LLVMValueRef v = LLVMGetPoison(val_type(l, t, lanes));
@@ -204,13 +212,7 @@ static LLVMValueRef gpu_fmod(L *l, UirType t, int lanes, LLVMValueRef x, LLVMVal
 	LLVMTypeRef st = val_type(l, t, 1);
 	LLVMTypeRef pt[2] = { st, st };
 	LLVMTypeRef ft = LLVMFunctionType(st, pt, 2, 0);
-	LLVMValueRef f = LLVMGetNamedFunction(l->mod, name);
-	if (!f) {
-		f = LLVMAddFunction(l->mod, name, ft);
-		LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-					LLVMCreateEnumAttribute(l->cx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
-	}
-	l->out->uses_math = true;
+	LLVMValueRef f = math_function(l, name, ft);
 	if (lanes <= 1) {
 		LLVMValueRef args[2] = { x, y };
 		return LLVMBuildCall2(l->b, ft, f, args, 2, "");
