@@ -170,7 +170,6 @@ static LLVMValueRef bitcast(L *l, LLVMValueRef x, UirType from, UirType to, int 
 
 /* ---- math ---- */
 
-
 /* The math function NAME of type FT (linked from the math bitcode), declared nounwind on
  * first use; marks the module as needing the bitcode. */
 static LLVMValueRef math_function(L *l, const char *name, LLVMTypeRef ft)
@@ -184,6 +183,7 @@ static LLVMValueRef math_function(L *l, const char *name, LLVMTypeRef ft)
 	l->out->uses_math = true;
 	return f;
 }
+
 /* Calls uir_jit_NAME_T (runtime/uir_math.h through src/llvm/math_bc.c) lane by lane. */
 static LLVMValueRef math_call(L *l, const char *op, UirType t, int lanes, LLVMValueRef x)
 {
