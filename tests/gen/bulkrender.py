@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""bulkrender.py - bulk differential runs of generated programs through the code generators
+(issue 7): `render` (C) compiled by cc, `render-cuda` in the CUDA emulator, and `ptx` under
+ptxas, each against the reference interpreter.
+
+    bulkrender.py --uir PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
+                  [--keep DIR] [--timeout S] [--cc CC] [--cxx CXX] [--ptxas PATH]
+                  [--strict-merge]
+
+uir-bulkdiff (bulk.py) checks the interpreter and the JIT in one process; the code
+generators need a compiler run per program, and that is what costs (gcc -O2 on a generated
+program: about 0.35 s, as long for a trivial one; the emulator's C++ about 0.85 s, 0.35 s
+of it the emulator header).
+This script shares what can be shared, a batch of K programs (default 40) at a time:
+
+  reference  `uir run --engine interp --threads 1 FILE`: standard output and exit status
+  c          `uir render --main`; the batch's programs merged into ONE translation unit
+             by cbatch.py (the runtime support they share compiled once, each program's
+             own names renamed), compiled with CC -std=c11 -O2 -pthread; a program that
+             does not merge, or a unit that does not compile, is compiled alone with
+             -Dmain=uir_main_N -Dkernel=uir_kernel_N (render's only external names)
+  cuda-emu   `uir render-cuda --main` for every program in kernel form (exit 2 otherwise):
+             the batch's programs in ONE C++ translation unit, each inside its own
+             namespace (`namespace uir_pN { #include "kN.cu" }`), compiled with
+             CXX -std=c++17 -O2 -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h,
+             so the emulator header is compiled once a batch; when that unit does not
+             compile, each program alone, to name the culprits
+  ptxas      `uir ptx` (kernel form), which ptxas -arch=sm_90 must assemble
+
+Every C and C++ object of a batch is linked into one driver, which runs each program in a
+child process of its own (fork; standard output to a file; an alarm after --timeout
+seconds), so an exit, a fault or a crash ends that program alone. A program passes when
+each back end that applies gives the reference's exit status and standard output byte for
+byte (run's format: every buffer, every value) and ptxas accepts its PTX. A failing program
+is copied to --keep (default /tmp/uir-bulkrender) as seedN.uir and printed as
+`FAIL seed N: BACKEND: why`; shrink it with `difftest.py --seeds N..N` (same generator).
+Progress every ~500 seeds; the last line is
+`bulkrender: N programs (c C, cuda-emu E, ptxas P), F failed, T s`. Exit 1 when any failed.
+Standard library only.
+"""
+import argparse
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import cbatch  # noqa: E402
+import uirgen  # noqa: E402
+from bulk import parse_seeds, job_seeds  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+C_FLAGS = ['-std=c11', '-O2', '-pthread']
+STD_HEADERS = ['math.h', 'pthread.h', 'stdint.h', 'stdio.h', 'stdlib.h', 'string.h', 'unistd.h']
+
+DRIVER = r'''
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+%(decls)s
+static const struct { const char *name; int (*fn)(void); } progs[] = {
+%(table)s
+};
+/* driver DIR TIMEOUT: runs every program in a child; prints "NAME STATUS" (a negative
+ * status: killed by that signal), the program's standard output in DIR/NAME.out */
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return 64;
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%%s/%%s.out", argv[1], progs[i].name);
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid < 0)
+			return 70;
+		if (pid == 0) {
+			int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			int nul = open("/dev/null", O_WRONLY);
+			if (fd < 0 || nul < 0)
+				_exit(70);
+			dup2(fd, 1);
+			dup2(nul, 2);
+			close(fd);
+			close(nul);
+			alarm((unsigned)atoi(argv[2]));
+			exit(progs[i].fn());
+		}
+		int st = 0;
+		waitpid(pid, &st, 0);
+		printf("%%s %%d\n", progs[i].name, WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	}
+	return 0;
+}
+'''
+
+
+def run(cmd, timeout, cwd=None):
+    """(rc, stdout bytes, stderr text); rc None when it timed out."""
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=cwd)
+        return p.returncode, p.stdout, p.stderr.decode(errors='replace')
+    except subprocess.TimeoutExpired:
+        return None, b'', 'timed out after %d s' % timeout
+
+
+def first_line(err):
+    for line in err.splitlines():
+        if 'error' in line:
+            return line.strip()[:300]
+    return (err.strip().splitlines() or [''])[0][:300]
+
+
+def status_text(rc):
+    if rc is None:
+        return 'timed out'
+    return 'killed by signal %d' % -rc if rc < 0 else 'exit %d' % rc
+
+
+def cuda_unit(cfg, work, seeds):
+    """The C++ translation unit holding the CUDA programs of SEEDS, each in its namespace."""
+    lines = ['#include <%s>' % h for h in STD_HEADERS]
+    for s in seeds:
+        lines += ['namespace uir_p%d {' % s, '#include "%s"' % os.path.join(work, 'k%d.cu' % s), '}',
+                  'extern "C" int uir_entry_%d(void) { return uir_p%d::main(); }' % (s, s)]
+    return '\n'.join(lines) + '\n'
+
+
+def compile_cuda(cfg, work, seeds, fails):
+    """Compiles the CUDA programs of SEEDS (one unit, or one each to find a bad one).
+    Returns (objects, seeds compiled); failures go to FAILS {seed: why}."""
+    cxx = cfg['cxx'] + ['-std=c++17', '-O2', '-pthread', '-ffp-contract=off', '-include', cfg['emu'], '-c']
+    if not seeds:
+        return [], []
+    src = os.path.join(work, 'cuda_all.cc')
+    with open(src, 'w') as fh:
+        fh.write(cuda_unit(cfg, work, seeds))
+    obj = os.path.join(work, 'cuda_all.o')
+    rc, _, err = run(cxx + ['-o', obj, src], 600)
+    if rc == 0:
+        return [obj], list(seeds)
+    objs, ok = [], []
+    for s in seeds:
+        one = os.path.join(work, 'cuda_%d.cc' % s)
+        with open(one, 'w') as fh:
+            fh.write(cuda_unit(cfg, work, [s]))
+        o = one[:-3] + '.o'
+        rc, _, err = run(cxx + ['-o', o, one], 300)
+        if rc == 0:
+            objs.append(o)
+            ok.append(s)
+        else:
+            fails[s] = 'cuda-emu: c++: ' + first_line(err)
+    return objs, ok
+
+
+def compile_c_alone(cfg, work, s):
+    """Program S's C as a translation unit of its own; (object or None, error)."""
+    c = os.path.join(work, 'c%d.c' % s)
+    o = c[:-2] + '.o'
+    rc, _, err = run(cfg['cc'] + C_FLAGS + ['-Dmain=uir_main_%d' % s, '-Dkernel=uir_kernel_%d' % s,
+                                            '-c', '-o', o, c], 300)
+    return (o if rc == 0 else None), err
+
+
+def c_alone(cfg, work, s, ref):
+    """Says whether program S's C, built alone as render prints it, gives REF (rc, out):
+    a difference seen only in a merged unit would be cbatch's, not render's."""
+    c = os.path.join(work, 'c%d.c' % s)
+    exe = c[:-2] + '.alone'
+    rc, _, err = run(cfg['cc'] + C_FLAGS + ['-o', exe, c, '-lm'], 300)
+    if rc != 0:
+        return 'alone: cc: ' + first_line(err)
+    rc, out, _ = run([exe], cfg['timeout'], cwd=os.path.join(work, 's%d' % s))
+    if (rc, out) == ref:
+        return 'built alone it agrees: a cbatch problem'
+    return 'the same built alone'
+
+
+def compile_c(cfg, work, seeds, fails):
+    """Compiles the C programs of SEEDS: one unit made by cbatch.Merger, or, when a program
+    does not merge or the unit does not compile, a unit a program. Returns (objects, seeds
+    compiled); failures go to FAILS {seed: why}."""
+    m = cbatch.Merger()
+    merged, alone = [], []
+    for s in seeds:
+        with open(os.path.join(work, 'c%d.c' % s)) as fh:
+            text = fh.read()
+        try:
+            m.add(text, str(s))
+            merged.append(s)
+        except ValueError as e:
+            if cfg['strict_merge']:
+                fails[s] = 'c: cbatch: ' + str(e)
+                continue
+            alone.append(s)
+    objs, ok = [], []
+    if merged:
+        src = os.path.join(work, 'c_all.c')
+        with open(src, 'w') as fh:
+            fh.write(m.text())
+        rc, _, err = run(cfg['cc'] + C_FLAGS + ['-c', '-o', src[:-2] + '.o', src], 900)
+        if rc == 0:
+            objs.append(src[:-2] + '.o')
+            ok += merged
+        elif cfg['strict_merge']:
+            for s in merged:
+                fails[s] = 'c: the merged unit does not compile: ' + first_line(err)
+        else:
+            alone = merged + alone
+    for s in sorted(alone):
+        o, err = compile_c_alone(cfg, work, s)
+        if o:
+            objs.append(o)
+            ok.append(s)
+        else:
+            fails[s] = 'c: cc: ' + first_line(err)
+    return objs, ok
+
+
+def run_batch(cfg, work, batch, counts):
+    """Generates, renders, compiles and runs the seeds of BATCH. Returns (failures
+    [(seed, why)], log records)."""
+    uir, t = cfg['uir'], cfg['timeout']
+    for f in os.listdir(work):
+        p = os.path.join(work, f)
+        shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
+    fails, modes, ref, has = {}, {}, {}, {}
+    c_seeds, cu_seeds = [], []
+    for s in batch:
+        prog, info = uirgen.generate(s)
+        modes[s] = info.mode
+        # each program as prog.uir in a directory of its own, named so in the commands:
+        # the file name render writes into its messages is then the same in every program
+        d = os.path.join(work, 's%d' % s)
+        os.makedirs(d)
+        f = 'prog.uir'
+        with open(os.path.join(d, f), 'w') as fh:
+            fh.write(prog.text())
+        rc, out, err = run([uir, 'run', '--engine', 'interp', '--threads', '1', f], t, cwd=d)
+        if rc is None or rc < 0 or rc == 70:
+            fails[s] = 'reference (interp) ' + status_text(rc) + ': ' + first_line(err)
+            continue
+        ref[s] = (rc, out)
+        has[s] = []
+        rc, _, err = run([uir, 'render', '--main', '-o', os.path.join(work, 'c%d.c' % s), f], t, cwd=d)
+        if rc != 0:
+            fails[s] = 'render %s: %s' % (status_text(rc), first_line(err))
+            continue
+        c_seeds.append(s)
+        rc, _, err = run([uir, 'render-cuda', '--main', '-o', os.path.join(work, 'k%d.cu' % s), f], t, cwd=d)
+        if rc == 2:
+            continue  # not in kernel form
+        if rc != 0:
+            fails[s] = 'render-cuda %s: %s' % (status_text(rc), first_line(err))
+            continue
+        cu_seeds.append(s)
+        ptx = os.path.join(work, 'k%d.ptx' % s)
+        rc, _, err = run([uir, 'ptx', '-o', ptx, f], t, cwd=d)
+        if rc == 64:
+            continue  # a uir built without the LLVM back end: no `ptx`
+        if rc != 0:
+            fails[s] = 'ptx %s: %s' % (status_text(rc), first_line(err))
+            continue
+        if cfg['ptxas']:
+            rc, _, err = run([cfg['ptxas'], '-arch=sm_90', '-o', ptx + '.cubin', ptx], t)
+            if rc != 0:
+                fails[s] = 'ptxas %s: %s' % (status_text(rc), first_line(err))
+                continue
+            has[s].append('ptxas')
+    objs, c_ok = compile_c(cfg, work, [s for s in c_seeds if s not in fails], fails)
+    entries = [('c%d' % s, 'uir_main_%d' % s, s) for s in c_ok]
+    cu_objs, cu_ok = compile_cuda(cfg, work, [s for s in cu_seeds if s not in fails], fails)
+    objs += cu_objs
+    entries += [('k%d' % s, 'uir_entry_%d' % s, s) for s in cu_ok if s not in fails]
+    results = {}
+    if entries:
+        drv = os.path.join(work, 'driver.c')
+        with open(drv, 'w') as fh:
+            fh.write(DRIVER % {'decls': '\n'.join('int %s(void);' % fn for _, fn, _ in entries),
+                               'table': '\n'.join('\t{"%s", %s},' % (n, fn) for n, fn, _ in entries)})
+        exe = os.path.join(work, 'driver')
+        rc, _, err = run(cfg['cc'] + ['-std=c11', '-O2', '-c', '-o', drv + '.o', drv], 120)
+        if rc == 0:
+            rc, _, err = run(cfg['cxx'] + ['-pthread', '-o', exe, drv + '.o'] + objs + ['-lm'], 300)
+        if rc != 0:
+            for _, _, s in entries:
+                fails.setdefault(s, 'driver: ' + first_line(err))
+            entries = []
+        else:
+            outdir = os.path.join(work, 'out')
+            os.makedirs(outdir)
+            rc, out, err = run([exe, outdir, str(t)], t * len(entries) + 60)
+            for line in out.decode(errors='replace').splitlines():
+                name, _, st = line.partition(' ')
+                results[name] = int(st)
+    for name, _, s in entries:
+        if s in fails:
+            continue
+        be = 'c' if name[0] == 'c' else 'cuda-emu'
+        if name not in results:
+            fails[s] = '%s: no result from the driver' % be
+            continue
+        with open(os.path.join(work, 'out', name + '.out'), 'rb') as fh:
+            got = fh.read()
+        rrc, rout = ref[s]
+        if results[name] != rrc:
+            fails[s] = '%s %s, the reference exit %d' % (be, status_text(results[name]), rrc)
+        elif got != rout:
+            a, b = rout.decode(errors='replace').split('\n'), got.decode(errors='replace').split('\n')
+            d = next(((x, y) for x, y in zip(a, b) if x != y), None)
+            fails[s] = '%s output differs: %s' % (be, 'reference %r, got %r' % (d[0][:150], d[1][:150])
+                                                  if d else 'in length')
+        else:
+            has[s].append(be)
+        if s in fails and be == 'c':
+            fails[s] += ' (%s)' % c_alone(cfg, work, s, ref[s])
+    logs = []
+    for s in batch:
+        counts[modes[s]] += 1
+        for be in has.get(s, []):
+            counts[be] += 1
+        if s in fails:
+            os.makedirs(cfg['keep'], exist_ok=True)
+            shutil.copy(os.path.join(work, 's%d' % s, 'prog.uir'), os.path.join(cfg['keep'], 'seed%d.uir' % s))
+        logs.append({'seed': s, 'mode': modes[s], 'ok': s not in fails, 'why': fails.get(s, ''),
+                     'backends': sorted(has.get(s, []))})
+    return sorted(fails.items()), logs
+
+
+def job(args):
+    cfg, k, deadline = args
+    counts = {'general': 0, 'kernel': 0, 'c': 0, 'cuda-emu': 0, 'ptxas': 0}
+    fails = []
+    work = tempfile.mkdtemp(prefix='uir-bulkrender-')
+    try:
+        it = job_seeds(cfg['a'], cfg['b'], k, cfg['jobs'], cfg['batch'])
+        while time.time() < deadline:
+            batch = [s for _, s in zip(range(cfg['batch']), it)]
+            if not batch:
+                break
+            bfails, logs = run_batch(cfg, work, batch, counts)
+            fails += bfails
+            cfg['queue'].put((len(batch), bfails, logs))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+        cfg['queue'].put(None)
+    return counts, fails
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description='bulk differential runs of the code generators')
+    ap.add_argument('--uir', required=True)
+    ap.add_argument('--seeds', required=True, help='A..B inclusive, or A.. with --time')
+    ap.add_argument('--jobs', type=int, default=1)
+    ap.add_argument('--batch', type=int, default=40)
+    ap.add_argument('--time', type=float, default=None)
+    ap.add_argument('--timeout', type=int, default=60, help='seconds a program may run (60)')
+    ap.add_argument('--log')
+    ap.add_argument('--keep', default='/tmp/uir-bulkrender')
+    ap.add_argument('--cc', default=os.environ.get('CC', 'cc'))
+    ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
+    ap.add_argument('--ptxas', default=os.environ.get('PTXAS', '/usr/local/cuda/bin/ptxas'))
+    ap.add_argument('--strict-merge', action='store_true',
+                    help='a C program that cbatch cannot merge, or a merged unit that does not '
+                         'compile, fails (instead of being compiled alone)')
+    o = ap.parse_args(argv)
+    a, b = parse_seeds(o.seeds)
+    if b is None and o.time is None:
+        ap.error('open seeds A.. need --time')
+    if o.jobs < 1 or o.batch < 1:
+        ap.error('--jobs and --batch are at least 1')
+    ptxas = o.ptxas if o.ptxas and os.access(o.ptxas, os.X_OK) else shutil.which(o.ptxas or 'ptxas')
+    if not ptxas:
+        print('bulkrender: no ptxas (set --ptxas): the PTX step stops at `uir ptx`', flush=True)
+    t0 = time.time()
+    deadline = t0 + o.time if o.time is not None else float('inf')
+    mgr = multiprocessing.Manager()
+    queue = mgr.Queue()
+    cfg = {'uir': os.path.abspath(o.uir), 'batch': o.batch, 'keep': o.keep, 'timeout': o.timeout,
+           'cc': o.cc.split(), 'cxx': o.cxx.split(), 'ptxas': ptxas, 'strict_merge': o.strict_merge,
+           'emu': os.path.join(ROOT, 'runtime', 'uir_cuda_emu.h'),
+           'queue': queue, 'a': a, 'b': b, 'jobs': o.jobs}
+    log = open(o.log, 'a') if o.log else None
+    done = nfail = finished = 0
+    mark = 500
+    with multiprocessing.Pool(o.jobs) as pool:
+        pending = pool.map_async(job, [(cfg, k, deadline) for k in range(o.jobs)])
+        while finished < o.jobs:
+            item = queue.get()
+            if item is None:
+                finished += 1
+                continue
+            n, fails, logs = item
+            done += n
+            for s, why in fails:
+                nfail += 1
+                print('FAIL seed %d: %s' % (s, why), flush=True)
+            if log:
+                for r in logs:
+                    log.write(json.dumps(r) + '\n')
+                log.flush()
+            if done >= mark:
+                dt = time.time() - t0
+                print('bulkrender: %d seeds done, %.2f programs/s, %d failed' % (done, done / dt, nfail), flush=True)
+                while mark <= done:
+                    mark += 500
+        results = pending.get()
+    if log:
+        log.close()
+    tot = {k: sum(c[k] for c, _ in results) for k in results[0][0]}
+    nfail = sum(len(f) for _, f in results)
+    print('bulkrender: %d programs (general %d, kernel form %d; c %d, cuda-emu %d, ptxas %d), %d failed, %.0f s' %
+          (tot['general'] + tot['kernel'], tot['general'], tot['kernel'], tot['c'], tot['cuda-emu'],
+           tot['ptxas'], nfail, time.time() - t0))
+    return 1 if nfail else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

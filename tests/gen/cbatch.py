@@ -1,0 +1,243 @@
+"""cbatch.py - merges the C of several `uir render --main` programs into one translation
+unit, each program's own definitions renamed, the definitions they share compiled once.
+
+A rendered program is a run of top-level items (functions, declarations, structs) after
+the same preprocessor lines; most of its size is runtime support (printing, number
+formatting, the parallel-for pool) that is the same text in every program, and gcc -O2
+spends as long on that as on the program itself. merge() keeps one copy of each item
+whose text is the same as an earlier program's and that refers only to shared items; the
+rest of a program (its kernel, main, bounds-check sites and whatever uses them) goes into
+a section that renames each top-level name it defines with `#define NAME NAME_pN`
+(undone after the section), so every use is renamed consistently and string literals are
+untouched. `main` becomes `uir_main_N`. The program runs alone in its process (the
+driver forks), so sharing a static variable between programs changes nothing.
+
+Only for render's own output: the splitter knows C's comments, strings, character
+literals and braces, not the whole language. Used by bulkrender.py.
+"""
+import re
+
+IDENT = re.compile(r'[A-Za-z_]\w*')
+
+
+def split_items(text):
+    """render's C as a list of items: ('pp', LINE) for a preprocessor line at the top
+    level, ('item', TEXT) for a declaration or definition with the comments before it.
+    Raises ValueError when the text does not split (unbalanced braces)."""
+    items = []
+    i, n = 0, len(text)
+    start = 0          # where the current item (with its comments) began
+    depth = 0          # braces
+    paren = 0
+    seen_code = False  # the current item has code, not only comments
+    header_end = None  # for the first '{' at depth 0: the code before it ended with ')'
+    last_code = ''     # the last non-space code character at depth 0
+    while i < n:
+        c = text[i]
+        if c == '/' and text.startswith('/*', i):
+            j = text.find('*/', i + 2)
+            if j < 0:
+                raise ValueError('unterminated comment')
+            i = j + 2
+            continue
+        if c == '/' and text.startswith('//', i):
+            j = text.find('\n', i)
+            i = n if j < 0 else j
+            continue
+        if c == '#' and depth == 0 and not seen_code and (i == 0 or text[i - 1] == '\n'):
+            j = i
+            while True:
+                k = text.find('\n', j)
+                if k < 0:
+                    k = n
+                if k > 0 and text[k - 1] == '\\':
+                    j = k + 1
+                    continue
+                break
+            if text[start:i].strip():
+                items.append(('item', text[start:i]))  # comments alone
+            items.append(('pp', text[i:k]))
+            i = start = k + 1 if k < n else n
+            continue
+        if c in '"\'':
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == '\\' else 1
+            i = j + 1
+            seen_code = True
+            continue
+        if c.isspace():
+            i += 1
+            continue
+        seen_code = True
+        if c == '(':
+            paren += 1
+        elif c == ')':
+            paren -= 1
+        elif c == '{':
+            if depth == 0 and header_end is None:
+                header_end = last_code == ')'
+            depth += 1
+        elif c == '}':
+            depth -= 1
+            if depth < 0:
+                raise ValueError('unbalanced }')
+            if depth == 0 and header_end:  # the end of a function definition
+                items.append(('item', text[start:i + 1]))
+                start, seen_code, header_end, last_code = i + 1, False, None, ''
+                i += 1
+                continue
+        elif c == ';' and depth == 0 and paren == 0:
+            items.append(('item', text[start:i + 1]))
+            start, seen_code, header_end, last_code = i + 1, False, None, ''
+            i += 1
+            continue
+        if depth == 0:
+            last_code = c
+        i += 1
+    if depth != 0 or seen_code:
+        raise ValueError('text ends inside an item')
+    if text[start:].strip():
+        items.append(('item', text[start:]))
+    return items
+
+
+def code_of(item):
+    """The item without its comments and string literals (for name scanning)."""
+    out, i, n = [], 0, len(item)
+    while i < n:
+        if item.startswith('/*', i):
+            j = item.find('*/', i + 2)
+            i = n if j < 0 else j + 2
+            out.append(' ')
+        elif item[i] in '"\'':
+            q, j = item[i], i + 1
+            while j < n and item[j] != q:
+                j += 2 if item[j] == '\\' else 1
+            i = j + 1
+            out.append(' 0 ')
+        elif item[i] == '#' and (i == 0 or item[i - 1] == '\n'):
+            j = item.find('\n', i)
+            i = n if j < 0 else j
+        else:
+            out.append(item[i])
+            i += 1
+    return ''.join(out)
+
+
+def same_text(item):
+    """The item without its comments, blank runs collapsed: what must match for two
+    programs' items to be one (string literals kept)."""
+    out, i, n = [], 0, len(item)
+    while i < n:
+        if item.startswith('/*', i):
+            j = item.find('*/', i + 2)
+            i = n if j < 0 else j + 2
+            out.append(' ')
+        elif item[i] in '"\'':
+            q, j = item[i], i + 1
+            while j < n and item[j] != q:
+                j += 2 if item[j] == '\\' else 1
+            out.append(item[i:j + 1])
+            i = j + 1
+        else:
+            out.append(item[i])
+            i += 1
+    return ' '.join(''.join(out).split())
+
+
+def defined_names(item):
+    """The top-level names an item defines: a function's (or function type's) name; else
+    the tags after struct/union/enum and the declarators at brace depth 0."""
+    code = code_of(item)
+    depth, top = 0, []
+    for c in code:  # the text at brace depth 0
+        if c == '{':
+            depth += 1
+            top.append(' { ')
+        elif c == '}':
+            depth -= 1
+            if depth == 0:
+                top.append(' } ')
+        elif depth == 0:
+            top.append(c)
+    top = ''.join(top)
+    names = set(m.group(1) for m in re.finditer(r'\b(?:struct|union|enum)\s+([A-Za-z_]\w*)', top))
+    head = top.split('{')[0]
+    m = re.search(r'([A-Za-z_]\w*)\s*\(', head)
+    if m and '=' not in head[:m.start()]:
+        names.add(m.group(1))
+        return names
+    # declarators: a name followed by [ = , ; at paren depth 0 (after a closing brace too)
+    flat = re.sub(r'\([^()]*\)', ' ', top)
+    for m in re.finditer(r'([A-Za-z_]\w*)\s*(?=[\[=,;])', flat):
+        names.add(m.group(1))
+    return names
+
+
+class Merger:
+    """Builds one translation unit from programs added one by one."""
+
+    def __init__(self):
+        self.head = None    # the preprocessor lines before the first item
+        self.shared = {}    # frozenset(names) -> same_text of a shared item
+        self.shared_names = set()
+        self.parts = []
+
+    def add(self, text, tag):
+        """Adds one program's C; its main becomes uir_main_TAG. Raises ValueError when the
+        program does not fit (another preamble, an item that does not split)."""
+        items = split_items(text)
+        k = 0
+        head = []
+        while k < len(items) and (items[k][0] == 'pp' or not code_of(items[k][1]).strip()):
+            if items[k][0] == 'pp':
+                head.append(items[k][1])
+            k += 1
+        if self.head is None:
+            self.head = head
+        elif head != self.head:
+            raise ValueError('a different preamble')
+        body = []
+        for kind, t in items[k:]:
+            if kind == 'pp':
+                raise ValueError('a preprocessor line between items: ' + t)
+            if code_of(t).strip():
+                body.append((frozenset(defined_names(t)), t))
+        local = set()
+        for key, t in body:
+            if not key:
+                raise ValueError('an item that defines nothing')
+            if 'main' in key or 'kernel' in key:
+                local |= key
+            elif key in self.shared:
+                if self.shared[key] != same_text(t):
+                    local |= key
+            elif key & self.shared_names:
+                local |= key
+        # an item that uses a local name is local too
+        uses = {key: set(IDENT.findall(code_of(t))) for key, t in body}
+        changed = True
+        while changed:
+            changed = False
+            for key, t in body:
+                if not key <= local and uses[key] & local:
+                    local |= key
+                    changed = True
+        out = []
+        for key, t in body:
+            if not key & local and key not in self.shared:
+                self.shared[key] = same_text(t)
+                self.shared_names |= key
+                out.append(t)
+        renames = sorted(local - {'main'})
+        out.append('\n/* ---- program %s ---- */' % tag)
+        out.append('#define main uir_main_%s' % tag)
+        out += ['#define %s %s_p%s' % (nm, nm, tag) for nm in renames]
+        out += [t for key, t in body if key & local]
+        out.append('\n#undef main')
+        out += ['#undef %s' % nm for nm in renames]
+        self.parts.append('\n'.join(out) + '\n')
+
+    def text(self):
+        return '\n'.join(self.head or []) + '\n' + '\n'.join(self.parts)
