@@ -177,25 +177,31 @@ def run_one_batch(cfg, work, batch, counts):
     return fails, logs
 
 
-def job(args):
-    """One job: its seeds in batches until they or the time run out. Returns (counts
-    {'general': G, 'kernel': K, 'mutants': M}, failures [(seed, why)])."""
+def run_batches(args, one_batch, counts, prefix):
+    """One job's loop: ARGS = (cfg, k, deadline); ONE_BATCH(cfg, work, seeds, COUNTS) on job
+    K's seeds, a batch at a time, until they or the time run out, in a temporary directory
+    named PREFIX...; each batch's (seeds, failures, log records) goes on cfg['queue'].
+    Returns (COUNTS, failures [(seed, why)])."""
     cfg, k, deadline = args
-    counts = {'general': 0, 'kernel': 0, 'mutants': 0}
     fails = []
-    work = tempfile.mkdtemp(prefix='uir-bulk-')
+    work = tempfile.mkdtemp(prefix=prefix)
     try:
         it = job_seeds(cfg['a'], cfg['b'], k, cfg['jobs'], cfg['batch'])
         while time.time() < deadline:
             batch = [s for _, s in zip(range(cfg['batch']), it)]
             if not batch:
                 break
-            bfails, logs = run_one_batch(cfg, work, batch, counts)
+            bfails, logs = one_batch(cfg, work, batch, counts)
             fails += bfails
             cfg['queue'].put((len(batch), bfails, logs))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return counts, fails
+
+
+def job(args):
+    """One job of uir-bulkdiff batches; counts {'general': G, 'kernel': K, 'mutants': M}."""
+    return run_batches(args, run_one_batch, {'general': 0, 'kernel': 0, 'mutants': 0}, 'uir-bulk-')
 
 
 def job_seeds(a, b, k, jobs, batch):
@@ -209,10 +215,10 @@ def job_seeds(a, b, k, jobs, batch):
         s += jobs * batch
 
 
-def report(queue, njobs, total, t0, log):
-    """Prints failures as they come and progress every ~1000 seeds, until NJOBS Nones."""
+def report(queue, njobs, total, t0, log, name='bulk', step=1000):
+    """Prints failures as they come and progress every ~STEP seeds, until NJOBS Nones."""
     done = nfail = 0
-    next_mark = 1000
+    next_mark = step
     finished = 0
     while finished < njobs:
         item = queue.get()
@@ -230,56 +236,78 @@ def report(queue, njobs, total, t0, log):
             log.flush()
         if done >= next_mark:
             dt = time.time() - t0
-            print('bulk: %d%s seeds done, %.1f programs/s, %d failed' %
-                  (done, '/%d' % total if total else '', done / dt if dt else 0, nfail), flush=True)
+            print('%s: %d%s seeds done, %.2f programs/s, %d failed' %
+                  (name, done, '/%d' % total if total else '', done / dt if dt else 0, nfail), flush=True)
             while next_mark <= done:
-                next_mark += 1000
+                next_mark += step
 
 
 def worker(args):
+    fn, cfg = args[0], args[1]
     try:
-        return job(args)
+        return fn(args[1:])
     finally:
-        args[0]['queue'].put(None)
+        cfg['queue'].put(None)
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(description='bulk differential runs through uir-bulkdiff')
-    ap.add_argument('--bulkdiff', required=True)
+def run_jobs(fn, cfg, deadline, total, t0, log_path, name='bulk', step=1000):
+    """Runs FN((CFG, K, DEADLINE)) for each job K < cfg['jobs'] in a pool of processes; a
+    job puts (seeds done, [(seed, why)], [log record]) on cfg['queue'] after each batch,
+    which report() prints (and writes to LOG_PATH, JSON lines) as they come. Returns the
+    jobs' results in order."""
+    cfg['queue'] = multiprocessing.Manager().Queue()
+    log = open(log_path, 'a') if log_path else None
+    try:
+        with multiprocessing.Pool(cfg['jobs']) as pool:
+            pending = pool.map_async(worker, [(fn, cfg, k, deadline) for k in range(cfg['jobs'])])
+            report(cfg['queue'], cfg['jobs'], total, t0, log, name, step)
+            return pending.get()
+    finally:
+        if log:
+            log.close()
+
+
+def seed_args(ap, batch, keep):
+    """The options of a bulk run: --seeds --jobs --batch (default BATCH) --time --log --keep
+    (default KEEP)."""
     ap.add_argument('--seeds', required=True, help='A..B inclusive, or A.. with --time')
     ap.add_argument('--jobs', type=int, default=1)
-    ap.add_argument('--batch', type=int, default=200)
+    ap.add_argument('--batch', type=int, default=batch)
     ap.add_argument('--time', type=float, default=None)
     ap.add_argument('--log')
-    ap.add_argument('--keep', default='/tmp/uir-bulk')
-    ap.add_argument('--threads', type=int, default=4)
-    ap.add_argument('--jit-threads', type=int, default=2)
-    ap.add_argument('--mutants', type=int, default=3, help='mutants checked per seed (3; 0: none)')
-    o = ap.parse_args(argv)
+    ap.add_argument('--keep', default=keep)
+
+
+def seed_range(ap, o):
+    """(A, B) of --seeds (B None: open), after checking the options of seed_args."""
     a, b = parse_seeds(o.seeds)
     if b is None and o.time is None:
         ap.error('open seeds A.. need --time')
     if o.jobs < 1 or o.batch < 1:
         ap.error('--jobs and --batch are at least 1')
+    return a, b
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description='bulk differential runs through uir-bulkdiff')
+    ap.add_argument('--bulkdiff', required=True)
+    seed_args(ap, 200, '/tmp/uir-bulk')
+    ap.add_argument('--threads', type=int, default=4)
+    ap.add_argument('--jit-threads', type=int, default=2)
+    ap.add_argument('--mutants', type=int, default=3, help='mutants checked per seed (3; 0: none)')
+    o = ap.parse_args(argv)
+    a, b = seed_range(ap, o)
     probe = subprocess.run([o.bulkdiff, '-'], input='', capture_output=True, text=True)
     if probe.returncode == 64:
         print('bulk: skipped: ' + (probe.stderr.strip().splitlines() or ['uir-bulkdiff exit 64'])[0])
         return 77
     t0 = time.time()
     deadline = t0 + o.time if o.time is not None else float('inf')
-    mgr = multiprocessing.Manager()
-    queue = mgr.Queue()
     cfg = {'bulkdiff': os.path.abspath(o.bulkdiff), 'batch': o.batch, 'keep': o.keep,
-           'threads': o.threads, 'jit_threads': o.jit_threads, 'queue': queue,
+           'threads': o.threads, 'jit_threads': o.jit_threads,
            'a': a, 'b': b, 'jobs': o.jobs, 'mutants': o.mutants}
     total = b - a + 1 if b is not None else None
-    log = open(o.log, 'a') if o.log else None
-    with multiprocessing.Pool(o.jobs) as pool:
-        pending = pool.map_async(worker, [(cfg, k, deadline) for k in range(o.jobs)])
-        report(queue, o.jobs, total, t0, log)
-        results = pending.get()
-    if log:
-        log.close()
+    results = run_jobs(job, cfg, deadline, total, t0, o.log)
     gen = sum(c['general'] for c, _ in results)
     ker = sum(c['kernel'] for c, _ in results)
     nmut = sum(c['mutants'] for c, _ in results)

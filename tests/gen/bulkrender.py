@@ -39,8 +39,6 @@ Progress every ~500 seeds; the last line is
 Standard library only.
 """
 import argparse
-import json
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -53,7 +51,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import cbatch  # noqa: E402
 import uirgen  # noqa: E402
-from bulk import parse_seeds, job_seeds  # noqa: E402
+from bulk import run_batches, run_jobs, seed_args, seed_range  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 C_FLAGS = ['-std=c11', '-O2', '-pthread']
@@ -338,35 +336,16 @@ def run_batch(cfg, work, batch, counts):
 
 
 def job(args):
-    cfg, k, deadline = args
-    counts = {'general': 0, 'kernel': 0, 'c': 0, 'cuda-emu': 0, 'ptxas': 0}
-    fails = []
-    work = tempfile.mkdtemp(prefix='uir-bulkrender-')
-    try:
-        it = job_seeds(cfg['a'], cfg['b'], k, cfg['jobs'], cfg['batch'])
-        while time.time() < deadline:
-            batch = [s for _, s in zip(range(cfg['batch']), it)]
-            if not batch:
-                break
-            bfails, logs = run_batch(cfg, work, batch, counts)
-            fails += bfails
-            cfg['queue'].put((len(batch), bfails, logs))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-        cfg['queue'].put(None)
-    return counts, fails
+    """One job of run_batch batches; counts programs by mode and by back end passed."""
+    return run_batches(args, run_batch, {'general': 0, 'kernel': 0, 'c': 0, 'cuda-emu': 0, 'ptxas': 0},
+                       'uir-bulkrender-')
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description='bulk differential runs of the code generators')
     ap.add_argument('--uir', required=True)
-    ap.add_argument('--seeds', required=True, help='A..B inclusive, or A.. with --time')
-    ap.add_argument('--jobs', type=int, default=1)
-    ap.add_argument('--batch', type=int, default=40)
-    ap.add_argument('--time', type=float, default=None)
+    seed_args(ap, 40, '/tmp/uir-bulkrender')
     ap.add_argument('--timeout', type=int, default=60, help='seconds a program may run (60)')
-    ap.add_argument('--log')
-    ap.add_argument('--keep', default='/tmp/uir-bulkrender')
     ap.add_argument('--cc', default=os.environ.get('CC', 'cc'))
     ap.add_argument('--cxx', default=os.environ.get('CXX', 'c++'))
     ap.add_argument('--ptxas', default=os.environ.get('PTXAS', '/usr/local/cuda/bin/ptxas'))
@@ -374,49 +353,17 @@ def main(argv):
                     help='a C program that cbatch cannot merge, or a merged unit that does not '
                          'compile, fails (instead of being compiled alone)')
     o = ap.parse_args(argv)
-    a, b = parse_seeds(o.seeds)
-    if b is None and o.time is None:
-        ap.error('open seeds A.. need --time')
-    if o.jobs < 1 or o.batch < 1:
-        ap.error('--jobs and --batch are at least 1')
+    a, b = seed_range(ap, o)
     ptxas = o.ptxas if o.ptxas and os.access(o.ptxas, os.X_OK) else shutil.which(o.ptxas or 'ptxas')
     if not ptxas:
         print('bulkrender: no ptxas (set --ptxas): the PTX step stops at `uir ptx`', flush=True)
     t0 = time.time()
     deadline = t0 + o.time if o.time is not None else float('inf')
-    mgr = multiprocessing.Manager()
-    queue = mgr.Queue()
     cfg = {'uir': os.path.abspath(o.uir), 'batch': o.batch, 'keep': o.keep, 'timeout': o.timeout,
            'cc': o.cc.split(), 'cxx': o.cxx.split(), 'ptxas': ptxas, 'strict_merge': o.strict_merge,
-           'emu': os.path.join(ROOT, 'runtime', 'uir_cuda_emu.h'),
-           'queue': queue, 'a': a, 'b': b, 'jobs': o.jobs}
-    log = open(o.log, 'a') if o.log else None
-    done = nfail = finished = 0
-    mark = 500
-    with multiprocessing.Pool(o.jobs) as pool:
-        pending = pool.map_async(job, [(cfg, k, deadline) for k in range(o.jobs)])
-        while finished < o.jobs:
-            item = queue.get()
-            if item is None:
-                finished += 1
-                continue
-            n, fails, logs = item
-            done += n
-            for s, why in fails:
-                nfail += 1
-                print('FAIL seed %d: %s' % (s, why), flush=True)
-            if log:
-                for r in logs:
-                    log.write(json.dumps(r) + '\n')
-                log.flush()
-            if done >= mark:
-                dt = time.time() - t0
-                print('bulkrender: %d seeds done, %.2f programs/s, %d failed' % (done, done / dt, nfail), flush=True)
-                while mark <= done:
-                    mark += 500
-        results = pending.get()
-    if log:
-        log.close()
+           'emu': os.path.join(ROOT, 'runtime', 'uir_cuda_emu.h'), 'a': a, 'b': b, 'jobs': o.jobs}
+    results = run_jobs(job, cfg, deadline, b - a + 1 if b is not None else None, t0, o.log,
+                       'bulkrender', 500)
     tot = {k: sum(c[k] for c, _ in results) for k in results[0][0]}
     nfail = sum(len(f) for _, f in results)
     print('bulkrender: %d programs (general %d, kernel form %d; c %d, cuda-emu %d, ptxas %d), %d failed, %.0f s' %

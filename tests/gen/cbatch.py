@@ -102,8 +102,9 @@ def split_items(text):
     return items
 
 
-def code_of(item):
-    """The item without its comments and string literals (for name scanning)."""
+def strip(item, keep_strings, keep_pp):
+    """ITEM without its comments (each a blank); string and character literals kept, or
+    each made ` 0 `; preprocessor lines kept or dropped."""
     out, i, n = [], 0, len(item)
     while i < n:
         if item.startswith('/*', i):
@@ -114,9 +115,9 @@ def code_of(item):
             q, j = item[i], i + 1
             while j < n and item[j] != q:
                 j += 2 if item[j] == '\\' else 1
+            out.append(item[i:j + 1] if keep_strings else ' 0 ')
             i = j + 1
-            out.append(' 0 ')
-        elif item[i] == '#' and (i == 0 or item[i - 1] == '\n'):
+        elif not keep_pp and item[i] == '#' and (i == 0 or item[i - 1] == '\n'):
             j = item.find('\n', i)
             i = n if j < 0 else j
         else:
@@ -125,25 +126,15 @@ def code_of(item):
     return ''.join(out)
 
 
+def code_of(item):
+    """The item's code: no comments, literals or preprocessor lines (for name scanning)."""
+    return strip(item, False, False)
+
+
 def same_text(item):
     """The item without its comments, blank runs collapsed: what must match for two
     programs' items to be one (string literals kept)."""
-    out, i, n = [], 0, len(item)
-    while i < n:
-        if item.startswith('/*', i):
-            j = item.find('*/', i + 2)
-            i = n if j < 0 else j + 2
-            out.append(' ')
-        elif item[i] in '"\'':
-            q, j = item[i], i + 1
-            while j < n and item[j] != q:
-                j += 2 if item[j] == '\\' else 1
-            out.append(item[i:j + 1])
-            i = j + 1
-        else:
-            out.append(item[i])
-            i += 1
-    return ' '.join(''.join(out).split())
+    return ' '.join(strip(item, True, True).split())
 
 
 def defined_names(item):
