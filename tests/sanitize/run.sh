@@ -16,12 +16,13 @@
 #
 # --ci: the subset CI runs, short tests where uir itself does most of the work: unit-check
 # unit-runtime cli runner jit-pool jit-auto jit-programs jit-aot ptx-cli spec-examples.
-# Left out: programs (24 minutes under ASan on the loaded 2-core machine, too long for
-# CI; run it by hand: tests/sanitize/run.sh programs), the fuzz smoke tests (their targets
-# are built with ASan+UBSan by clang in the normal suite anyway), gen-ci, jit-vs-interp and
-# jit-fuzz-ops (long: the JIT module loads slowly under ASan), ptx-ptxas, ptx-grep,
-# render-c-*, racecheck and cuda-* (long, or mostly time in gcc, clang, ptxas or g++,
-# which are not instrumented). The whole list is run by hand (docs/testing.md).
+# Left out: programs (3.5 minutes under ASan on the idle machine, 24 on a loaded one),
+# the fuzz smoke tests (their targets are built with ASan+UBSan by clang in the normal
+# suite anyway), gen-ci, gen-bulk*, jit-vs-interp (10 minutes) and jit-fuzz-ops (the JIT
+# module loads slowly under ASan), ptx-ptxas, ptx-grep, render-c-*, racecheck and cuda-*
+# (long, or mostly time in gcc, clang, ptxas or g++, which are not instrumented). The
+# whole suite, run by hand (no TEST named), passed in one run in about 40 minutes with
+# NPROC=1 (docs/testing.md, "Sanitizers").
 #
 # Test timeouts are multiplied by TIMEOUT_MULT (default 5: ASan code runs 2-5 times slower);
 # NPROC tests run at once (default 2).
