@@ -27,15 +27,20 @@ This script shares what can be shared, a batch of K programs (default 40) at a t
              compile, each program alone, to name the culprits
   ptxas      `uir ptx` (kernel form), which ptxas -arch=sm_90 must assemble
 
+Every fourth seed also gets difftest.py's fault variant (a load past the end of a const
+buffer at an offset that comes from a load), taken through the same back ends: each must
+stop as run does (exit 1, nothing printed, the same E0601 diagnostic).
+
 Every C and C++ object of a batch is linked into one driver, which runs each program in a
-child process of its own (fork; standard output to a file; an alarm after --timeout
-seconds), so an exit, a fault or a crash ends that program alone. A program passes when
-each back end that applies gives the reference's exit status and standard output byte for
-byte (run's format: every buffer, every value) and ptxas accepts its PTX. A failing program
-is copied to --keep (default /tmp/uir-bulkrender) as seedN.uir and printed as
-`FAIL seed N: BACKEND: why`; shrink it with `difftest.py --seeds N..N` (same generator).
-Progress every ~500 seeds; the last line is
-`bulkrender: N programs (c C, cuda-emu E, ptxas P), F failed, T s`. Exit 1 when any failed.
+child process of its own (fork; standard output and error to files; an alarm after
+--timeout seconds), so an exit, a fault or a crash ends that program alone. A program
+passes when each back end that applies gives the reference's exit status, standard output
+(run's format: every buffer, every value) and standard error byte for byte, and ptxas
+accepts its PTX. A failing program is copied to --keep (default /tmp/uir-bulkrender) as
+seedN.uir (seedN.fault.uir) and printed as `FAIL seed N: BACKEND: why`; shrink it with
+`difftest.py --seeds N..N` (same generator). Progress every ~500 seeds; the last line is
+`bulkrender: N programs (...), D fault variants (...), F failed, T s`. Exit 1 when any
+failed.
 Standard library only.
 """
 import argparse
@@ -50,6 +55,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True
 sys.path.insert(0, HERE)
 import cbatch  # noqa: E402
+import difftest  # noqa: E402
 import uirgen  # noqa: E402
 from bulk import run_batches, run_jobs, seed_args, seed_range  # noqa: E402
 
@@ -69,7 +75,8 @@ static const struct { const char *name; int (*fn)(void); } progs[] = {
 %(table)s
 };
 /* driver DIR TIMEOUT: runs every program in a child; prints "NAME STATUS" (a negative
- * status: killed by that signal), the program's standard output in DIR/NAME.out */
+ * status: killed by that signal), the program's standard output in DIR/NAME.out, its
+ * standard error in DIR/NAME.err */
 int main(int argc, char **argv)
 {
 	if (argc != 3)
@@ -83,13 +90,14 @@ int main(int argc, char **argv)
 			return 70;
 		if (pid == 0) {
 			int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			int nul = open("/dev/null", O_WRONLY);
-			if (fd < 0 || nul < 0)
+			snprintf(path, sizeof path, "%%s/%%s.err", argv[1], progs[i].name);
+			int efd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			if (fd < 0 || efd < 0)
 				_exit(70);
 			dup2(fd, 1);
-			dup2(nul, 2);
+			dup2(efd, 2);
 			close(fd);
-			close(nul);
+			close(efd);
 			alarm((unsigned)atoi(argv[2]));
 			exit(progs[i].fn());
 		}
@@ -128,8 +136,8 @@ def cuda_unit(cfg, work, seeds):
     """The C++ translation unit holding the CUDA programs of SEEDS, each in its namespace."""
     lines = ['#include <%s>' % h for h in STD_HEADERS]
     for s in seeds:
-        lines += ['namespace uir_p%d {' % s, '#include "%s"' % os.path.join(work, 'k%d.cu' % s), '}',
-                  'extern "C" int uir_entry_%d(void) { return uir_p%d::main(); }' % (s, s)]
+        lines += ['namespace uir_p%s {' % s, '#include "%s"' % os.path.join(work, 'k%s.cu' % s), '}',
+                  'extern "C" int uir_entry_%s(void) { return uir_p%s::main(); }' % (s, s)]
     return '\n'.join(lines) + '\n'
 
 
@@ -148,7 +156,7 @@ def compile_cuda(cfg, work, seeds, fails):
         return [obj], list(seeds)
     objs, ok = [], []
     for s in seeds:
-        one = os.path.join(work, 'cuda_%d.cc' % s)
+        one = os.path.join(work, 'cuda_%s.cc' % s)
         with open(one, 'w') as fh:
             fh.write(cuda_unit(cfg, work, [s]))
         o = one[:-3] + '.o'
@@ -161,25 +169,25 @@ def compile_cuda(cfg, work, seeds, fails):
     return objs, ok
 
 
-def compile_c_alone(cfg, work, s):
-    """Program S's C as a translation unit of its own; (object or None, error)."""
-    c = os.path.join(work, 'c%d.c' % s)
+def compile_c_alone(cfg, work, u):
+    """Unit U's C as a translation unit of its own; (object or None, error)."""
+    c = os.path.join(work, 'c%s.c' % u)
     o = c[:-2] + '.o'
-    rc, _, err = run(cfg['cc'] + C_FLAGS + ['-Dmain=uir_main_%d' % s, '-Dkernel=uir_kernel_%d' % s,
+    rc, _, err = run(cfg['cc'] + C_FLAGS + ['-Dmain=uir_main_' + u, '-Dkernel=uir_kernel_' + u,
                                             '-c', '-o', o, c], 300)
     return (o if rc == 0 else None), err
 
 
-def c_alone(cfg, work, s, ref):
-    """Says whether program S's C, built alone as render prints it, gives REF (rc, out):
+def c_alone(cfg, work, u, ref):
+    """Says whether unit U's C, built alone as render prints it, gives REF (rc, out, err):
     a difference seen only in a merged unit would be cbatch's, not render's."""
-    c = os.path.join(work, 'c%d.c' % s)
+    c = os.path.join(work, 'c%s.c' % u)
     exe = c[:-2] + '.alone'
     rc, _, err = run(cfg['cc'] + C_FLAGS + ['-o', exe, c, '-lm'], 300)
     if rc != 0:
         return 'alone: cc: ' + first_line(err)
-    rc, out, _ = run([exe], cfg['timeout'], cwd=os.path.join(work, 's%d' % s))
-    if (rc, out) == ref:
+    rc, out, err = run([exe], cfg['timeout'], cwd=os.path.join(work, 's' + u))
+    if (rc, out, err.encode()) == ref:
         return 'built alone it agrees: a cbatch problem'
     return 'the same built alone'
 
@@ -191,10 +199,10 @@ def compile_c(cfg, work, seeds, fails):
     m = cbatch.Merger()
     merged, alone = [], []
     for s in seeds:
-        with open(os.path.join(work, 'c%d.c' % s)) as fh:
+        with open(os.path.join(work, 'c%s.c' % s)) as fh:
             text = fh.read()
         try:
-            m.add(text, str(s))
+            m.add(text, s)
             merged.append(s)
         except ValueError as e:
             if cfg['strict_merge']:
@@ -225,120 +233,161 @@ def compile_c(cfg, work, seeds, fails):
     return objs, ok
 
 
-def run_batch(cfg, work, batch, counts):
-    """Generates, renders, compiles and runs the seeds of BATCH. Returns (failures
-    [(seed, why)], log records)."""
+def prepare(cfg, work, u, text, fails, has):
+    """Writes unit U (a program) as WORK/sU/prog.uir, runs the reference and renders it.
+    Returns (reference (rc, out, err) or None, has C, has CUDA); a failure goes to FAILS."""
     uir, t = cfg['uir'], cfg['timeout']
+    # each program as prog.uir in a directory of its own, named so in the commands: the
+    # file name render writes into its messages is then the same in every program
+    d = os.path.join(work, 's' + u)
+    os.makedirs(d)
+    f = 'prog.uir'
+    with open(os.path.join(d, f), 'w') as fh:
+        fh.write(text)
+    rc, out, err = run([uir, 'run', '--engine', 'interp', '--threads', '1', f], t, cwd=d)
+    if rc is None or rc < 0 or rc == 70:
+        fails[u] = 'reference (interp) ' + status_text(rc) + ': ' + first_line(err)
+        return None, False, False
+    ref = (rc, out, err.encode())
+    rc, _, err = run([uir, 'render', '--main', '-o', os.path.join(work, 'c%s.c' % u), f], t, cwd=d)
+    if rc != 0:
+        fails[u] = 'render %s: %s' % (status_text(rc), first_line(err))
+        return ref, False, False
+    rc, _, err = run([uir, 'render-cuda', '--main', '-o', os.path.join(work, 'k%s.cu' % u), f], t, cwd=d)
+    if rc == 2:
+        return ref, True, False  # not in kernel form
+    if rc != 0:
+        fails[u] = 'render-cuda %s: %s' % (status_text(rc), first_line(err))
+        return ref, True, False
+    ptx = os.path.join(work, 'k%s.ptx' % u)
+    rc, _, err = run([uir, 'ptx', '-o', ptx, f], t, cwd=d)
+    if rc == 64:
+        return ref, True, True  # a uir built without the LLVM back end: no `ptx`
+    if rc != 0:
+        fails[u] = 'ptx %s: %s' % (status_text(rc), first_line(err))
+    elif cfg['ptxas']:
+        rc, _, err = run([cfg['ptxas'], '-arch=sm_90', '-o', ptx + '.cubin', ptx], t)
+        if rc != 0:
+            fails[u] = 'ptxas %s: %s' % (status_text(rc), first_line(err))
+        else:
+            has[u].append('ptxas')
+    return ref, True, True
+
+
+def drive(cfg, work, objs, entries, fails):
+    """Links OBJS with a driver for ENTRIES [(name, function, unit)] and runs it. Returns
+    {name: exit status}."""
+    t = cfg['timeout']
+    drv = os.path.join(work, 'driver.c')
+    with open(drv, 'w') as fh:
+        fh.write(DRIVER % {'decls': '\n'.join('int %s(void);' % fn for _, fn, _ in entries),
+                           'table': '\n'.join('\t{"%s", %s},' % (n, fn) for n, fn, _ in entries)})
+    exe = os.path.join(work, 'driver')
+    rc, _, err = run(cfg['cc'] + ['-std=c11', '-O2', '-c', '-o', drv + '.o', drv], 120)
+    if rc == 0:
+        rc, _, err = run(cfg['cxx'] + ['-pthread', '-o', exe, drv + '.o'] + objs + ['-lm'], 300)
+    if rc != 0:
+        for _, _, u in entries:
+            fails.setdefault(u, 'driver: ' + first_line(err))
+        return {}
+    outdir = os.path.join(work, 'out')
+    os.makedirs(outdir)
+    _, out, _ = run([exe, outdir, str(t)], t * len(entries) + 60)
+    results = {}
+    for line in out.decode(errors='replace').splitlines():
+        name, _, st = line.partition(' ')
+        results[name] = int(st)
+    return results
+
+
+def differs(ref, got):
+    """None when GOT (rc, out, err) is REF, else a short reason."""
+    if got[0] != ref[0]:
+        return '%s, the reference exit %d' % (status_text(got[0]), ref[0])
+    for what, x, y in (('output', ref[1], got[1]), ('standard error', ref[2], got[2])):
+        if x != y:
+            a, b = x.decode(errors='replace').split('\n'), y.decode(errors='replace').split('\n')
+            d = next(((p, q) for p, q in zip(a, b) if p != q), None)
+            return '%s differs: %s' % (what, 'reference %r, got %r' % (d[0][:150], d[1][:150]) if d else 'in length')
+    return None
+
+
+def run_batch(cfg, work, batch, counts):
+    """Generates, renders, compiles and runs the seeds of BATCH, and for every fourth seed
+    a fault variant (difftest.fault_variant: a load past the end of a const buffer at an
+    offset that comes from a load, which every back end must report as run does: exit 1,
+    E0601 on standard error, nothing printed). Returns (failures [(seed, why)], log
+    records)."""
     for f in os.listdir(work):
         p = os.path.join(work, f)
         shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
-    fails, modes, ref, has = {}, {}, {}, {}
-    c_seeds, cu_seeds = [], []
+    fails, modes, ref, has, units = {}, {}, {}, {}, []
+    c_units, cu_units = [], []
     for s in batch:
         prog, info = uirgen.generate(s)
         modes[s] = info.mode
-        # each program as prog.uir in a directory of its own, named so in the commands:
-        # the file name render writes into its messages is then the same in every program
-        d = os.path.join(work, 's%d' % s)
-        os.makedirs(d)
-        f = 'prog.uir'
-        with open(os.path.join(d, f), 'w') as fh:
-            fh.write(prog.text())
-        rc, out, err = run([uir, 'run', '--engine', 'interp', '--threads', '1', f], t, cwd=d)
-        if rc is None or rc < 0 or rc == 70:
-            fails[s] = 'reference (interp) ' + status_text(rc) + ': ' + first_line(err)
-            continue
-        ref[s] = (rc, out)
-        has[s] = []
-        rc, _, err = run([uir, 'render', '--main', '-o', os.path.join(work, 'c%d.c' % s), f], t, cwd=d)
-        if rc != 0:
-            fails[s] = 'render %s: %s' % (status_text(rc), first_line(err))
-            continue
-        c_seeds.append(s)
-        rc, _, err = run([uir, 'render-cuda', '--main', '-o', os.path.join(work, 'k%d.cu' % s), f], t, cwd=d)
-        if rc == 2:
-            continue  # not in kernel form
-        if rc != 0:
-            fails[s] = 'render-cuda %s: %s' % (status_text(rc), first_line(err))
-            continue
-        cu_seeds.append(s)
-        ptx = os.path.join(work, 'k%d.ptx' % s)
-        rc, _, err = run([uir, 'ptx', '-o', ptx, f], t, cwd=d)
-        if rc == 64:
-            continue  # a uir built without the LLVM back end: no `ptx`
-        if rc != 0:
-            fails[s] = 'ptx %s: %s' % (status_text(rc), first_line(err))
-            continue
-        if cfg['ptxas']:
-            rc, _, err = run([cfg['ptxas'], '-arch=sm_90', '-o', ptx + '.cubin', ptx], t)
-            if rc != 0:
-                fails[s] = 'ptxas %s: %s' % (status_text(rc), first_line(err))
-                continue
-            has[s].append('ptxas')
-    objs, c_ok = compile_c(cfg, work, [s for s in c_seeds if s not in fails], fails)
-    entries = [('c%d' % s, 'uir_main_%d' % s, s) for s in c_ok]
-    cu_objs, cu_ok = compile_cuda(cfg, work, [s for s in cu_seeds if s not in fails], fails)
+        todo = [(str(s), prog)]
+        fv = difftest.fault_variant(prog, info, s) if s % 4 == 0 else None
+        if fv is not None:
+            todo.append(('%df' % s, fv))
+        for u, p in todo:
+            units.append((u, s))
+            has[u] = []
+            r, c, k = prepare(cfg, work, u, p.text(), fails, has)
+            if r is not None:
+                ref[u] = r
+            if c and u not in fails:
+                c_units.append(u)
+            if k and u not in fails:
+                cu_units.append(u)
+    objs, c_ok = compile_c(cfg, work, [u for u in c_units if u not in fails], fails)
+    entries = [('c' + u, 'uir_main_' + u, u) for u in c_ok]
+    cu_objs, cu_ok = compile_cuda(cfg, work, [u for u in cu_units if u not in fails], fails)
     objs += cu_objs
-    entries += [('k%d' % s, 'uir_entry_%d' % s, s) for s in cu_ok if s not in fails]
-    results = {}
-    if entries:
-        drv = os.path.join(work, 'driver.c')
-        with open(drv, 'w') as fh:
-            fh.write(DRIVER % {'decls': '\n'.join('int %s(void);' % fn for _, fn, _ in entries),
-                               'table': '\n'.join('\t{"%s", %s},' % (n, fn) for n, fn, _ in entries)})
-        exe = os.path.join(work, 'driver')
-        rc, _, err = run(cfg['cc'] + ['-std=c11', '-O2', '-c', '-o', drv + '.o', drv], 120)
-        if rc == 0:
-            rc, _, err = run(cfg['cxx'] + ['-pthread', '-o', exe, drv + '.o'] + objs + ['-lm'], 300)
-        if rc != 0:
-            for _, _, s in entries:
-                fails.setdefault(s, 'driver: ' + first_line(err))
-            entries = []
-        else:
-            outdir = os.path.join(work, 'out')
-            os.makedirs(outdir)
-            rc, out, err = run([exe, outdir, str(t)], t * len(entries) + 60)
-            for line in out.decode(errors='replace').splitlines():
-                name, _, st = line.partition(' ')
-                results[name] = int(st)
-    for name, _, s in entries:
-        if s in fails:
+    entries += [('k' + u, 'uir_entry_' + u, u) for u in cu_ok if u not in fails]
+    results = drive(cfg, work, objs, entries, fails) if entries else {}
+    for name, _, u in entries:
+        if u in fails:
             continue
         be = 'c' if name[0] == 'c' else 'cuda-emu'
         if name not in results:
-            fails[s] = '%s: no result from the driver' % be
+            fails[u] = '%s: no result from the driver' % be
             continue
-        with open(os.path.join(work, 'out', name + '.out'), 'rb') as fh:
-            got = fh.read()
-        rrc, rout = ref[s]
-        if results[name] != rrc:
-            fails[s] = '%s %s, the reference exit %d' % (be, status_text(results[name]), rrc)
-        elif got != rout:
-            a, b = rout.decode(errors='replace').split('\n'), got.decode(errors='replace').split('\n')
-            d = next(((x, y) for x, y in zip(a, b) if x != y), None)
-            fails[s] = '%s output differs: %s' % (be, 'reference %r, got %r' % (d[0][:150], d[1][:150])
-                                                  if d else 'in length')
-        else:
-            has[s].append(be)
-        if s in fails and be == 'c':
-            fails[s] += ' (%s)' % c_alone(cfg, work, s, ref[s])
-    logs = []
+        got = [results[name]]
+        for ext in ('.out', '.err'):
+            with open(os.path.join(work, 'out', name + ext), 'rb') as fh:
+                got.append(fh.read())
+        why = differs(ref[u], tuple(got))
+        if why is None:
+            has[u].append(be)
+            continue
+        fails[u] = '%s %s' % (be, why)
+        if be == 'c':
+            fails[u] += ' (%s)' % c_alone(cfg, work, u, ref[u])
+    logs, out = [], []
     for s in batch:
         counts[modes[s]] += 1
-        for be in has.get(s, []):
-            counts[be] += 1
-        if s in fails:
-            os.makedirs(cfg['keep'], exist_ok=True)
-            shutil.copy(os.path.join(work, 's%d' % s, 'prog.uir'), os.path.join(cfg['keep'], 'seed%d.uir' % s))
-        logs.append({'seed': s, 'mode': modes[s], 'ok': s not in fails, 'why': fails.get(s, ''),
-                     'backends': sorted(has.get(s, []))})
-    return sorted(fails.items()), logs
+        mine = [u for u, x in units if x == s]
+        for u in mine:
+            for be in has[u]:
+                counts[be if u == str(s) else 'fault-' + be] += 1
+            counts['fault'] += u != str(s)
+            if u in fails:
+                name = 'seed%s.uir' % s if u == str(s) else 'seed%s.fault.uir' % s
+                os.makedirs(cfg['keep'], exist_ok=True)
+                shutil.copy(os.path.join(work, 's' + u, 'prog.uir'), os.path.join(cfg['keep'], name))
+                out.append((s, fails[u] if u == str(s) else 'fault variant: ' + fails[u]))
+        bad = [fails[u] for u in mine if u in fails]
+        logs.append({'seed': s, 'mode': modes[s], 'ok': not bad, 'why': bad[0] if bad else '',
+                     'backends': sorted(has[str(s)]), 'fault': len(mine) > 1})
+    return out, logs
 
 
 def job(args):
     """One job of run_batch batches; counts programs by mode and by back end passed."""
-    return run_batches(args, run_batch, {'general': 0, 'kernel': 0, 'c': 0, 'cuda-emu': 0, 'ptxas': 0},
-                       'uir-bulkrender-')
+    counts = {k: 0 for k in ('general', 'kernel', 'c', 'cuda-emu', 'ptxas', 'fault', 'fault-c',
+                             'fault-cuda-emu', 'fault-ptxas')}
+    return run_batches(args, run_batch, counts, 'uir-bulkrender-')
 
 
 def main(argv):
@@ -366,9 +415,11 @@ def main(argv):
                        'bulkrender', 500)
     tot = {k: sum(c[k] for c, _ in results) for k in results[0][0]}
     nfail = sum(len(f) for _, f in results)
-    print('bulkrender: %d programs (general %d, kernel form %d; c %d, cuda-emu %d, ptxas %d), %d failed, %.0f s' %
+    print('bulkrender: %d programs (general %d, kernel form %d; c %d, cuda-emu %d, ptxas %d), '
+          '%d fault variants (c %d, cuda-emu %d, ptxas %d), %d failed, %.0f s' %
           (tot['general'] + tot['kernel'], tot['general'], tot['kernel'], tot['c'], tot['cuda-emu'],
-           tot['ptxas'], nfail, time.time() - t0))
+           tot['ptxas'], tot['fault'], tot['fault-c'], tot['fault-cuda-emu'], tot['fault-ptxas'],
+           nfail, time.time() - t0))
     return 1 if nfail else 0
 
 
