@@ -3,14 +3,16 @@
  * unrolled (the JIT, `ptx` and `render` all follow unroll_fits()). See uir_internal.h. */
 #include "uir_internal.h"
 
-/* Ops of expression E (loads count as ops; names and literals as nothing). */
-static double expr_cost(const Expr *e)
+/* Ops of expression E (loads count as ops; names and literals as nothing); with CODE, an
+ * op on vectors counts once per lane: most compile to one instruction a lane (NVPTX has no
+ * vector arithmetic at all), and a division to a guarded sequence a lane. */
+static double expr_cost(const Expr *e, bool code)
 {
 	if (!e || e->kind != EX_OP)
 		return 0;
-	double c = 1;
+	double c = code && e->lanes > 1 ? e->lanes : 1;
 	for (int i = 0; i < e->nargs; i++)
-		c += expr_cost(e->args[i]);
+		c += expr_cost(e->args[i], code);
 	return c;
 }
 
@@ -23,14 +25,14 @@ static double count(const Stmt *s, bool code)
 	for (; s; s = s->next) {
 		switch (s->kind) {
 		case ST_LET:
-			c += expr_cost(s->value);
+			c += expr_cost(s->value, code);
 			break;
 		case ST_STORE:
 		case ST_ATOMIC:
-			c += 1 + expr_cost(s->off) + expr_cost(s->val);
+			c += 1 + expr_cost(s->off, code) + expr_cost(s->val, code);
 			break;
 		case ST_IF:
-			c += 1 + expr_cost(s->cond) + count(s->then_, code) + count(s->else_, code);
+			c += 1 + expr_cost(s->cond, code) + count(s->then_, code) + count(s->else_, code);
 			break;
 		case ST_LOOP: {
 			double times;
@@ -38,7 +40,7 @@ static double count(const Stmt *s, bool code)
 				times = unroll_fits(s) ? (double)s->bound_lit : 1;
 			else
 				times = s->bound_lit >= 0 ? (double)s->bound_lit : UIR_UNKNOWN_TRIPS;
-			c += expr_cost(s->value) + times * (1 + count(s->body, code));
+			c += expr_cost(s->value, code) + times * (1 + count(s->body, code));
 			break;
 		}
 		default:

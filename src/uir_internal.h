@@ -331,8 +331,9 @@ bool stmts_load_mem(const Stmt *s, const Mem *m);
  * UIR_UNKNOWN_TRIPS iterations. */
 double stmts_work(const Stmt *s);
 #define UIR_UNKNOWN_TRIPS 1000.0
-/* The size of the code S compiles to, in the same units: every loop counts its body once,
- * except an `unroll` loop that unroll_fits(), which counts BOUND copies. */
+/* The size of the code S compiles to, in the same units but an op on vectors counting once
+ * per lane: every loop counts its body once, except an `unroll` loop that unroll_fits(),
+ * which counts BOUND copies. */
 double stmts_code_size(const Stmt *s);
 /* Whether the LLVM back end (JIT, compile, ptx) unrolls the `unroll` loop S: when its BOUND
  * copies of the body come to at most UIR_UNROLL_MAX_SIZE units of code. A bigger one
