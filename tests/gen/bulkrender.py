@@ -46,7 +46,6 @@ Standard library only.
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -111,12 +110,11 @@ int main(int argc, char **argv)
 
 
 def run(cmd, timeout, cwd=None):
-    """(rc, stdout bytes, stderr text); rc None when it timed out."""
-    try:
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=cwd)
-        return p.returncode, p.stdout, p.stderr.decode(errors='replace')
-    except subprocess.TimeoutExpired:
-        return None, b'', 'timed out after %d s' % timeout
+    """difftest.run (its process group killed on a timeout) as (rc, stdout bytes, stderr
+    text); rc None when it timed out."""
+    r = difftest.run(cmd, timeout, cwd)
+    err = r.err.decode(errors='replace')
+    return r.rc, r.out, err if r.rc is not None else 'timed out after %d s' % timeout
 
 
 def first_line(err):
@@ -127,12 +125,10 @@ def first_line(err):
 
 
 def status_text(rc):
-    if rc is None:
-        return 'timed out'
-    return 'killed by signal %d' % -rc if rc < 0 else 'exit %d' % rc
+    return difftest.Res(rc, b'', b'').what()
 
 
-def cuda_unit(cfg, work, seeds):
+def cuda_unit(work, seeds):
     """The C++ translation unit holding the CUDA programs of SEEDS, each in its namespace."""
     lines = ['#include <%s>' % h for h in STD_HEADERS]
     for s in seeds:
@@ -149,7 +145,7 @@ def compile_cuda(cfg, work, seeds, fails):
         return [], []
     src = os.path.join(work, 'cuda_all.cc')
     with open(src, 'w') as fh:
-        fh.write(cuda_unit(cfg, work, seeds))
+        fh.write(cuda_unit(work, seeds))
     obj = os.path.join(work, 'cuda_all.o')
     rc, _, err = run(cxx + ['-o', obj, src], 600)
     if rc == 0:
@@ -158,7 +154,7 @@ def compile_cuda(cfg, work, seeds, fails):
     for s in seeds:
         one = os.path.join(work, 'cuda_%s.cc' % s)
         with open(one, 'w') as fh:
-            fh.write(cuda_unit(cfg, work, [s]))
+            fh.write(cuda_unit(work, [s]))
         o = one[:-3] + '.o'
         rc, _, err = run(cxx + ['-o', o, one], 300)
         if rc == 0:
