@@ -20,6 +20,24 @@ import re
 IDENT = re.compile(r'[A-Za-z_]\w*')
 
 
+def skip(text, i):
+    """The comment or string/character literal that starts at I: ('comment', END) or
+    ('literal', END), END the index after it (-1: a block comment without its end); or
+    (None, I)."""
+    if text.startswith('/*', i):
+        j = text.find('*/', i + 2)
+        return 'comment', (-1 if j < 0 else j + 2)
+    if text.startswith('//', i):
+        j = text.find('\n', i)
+        return 'comment', (len(text) if j < 0 else j)
+    if text[i] in '"\'':
+        j = i + 1
+        while j < len(text) and text[j] != text[i]:
+            j += 2 if text[j] == '\\' else 1
+        return 'literal', j + 1
+    return None, i
+
+
 def split_items(text):
     """render's C as a list of items: ('pp', LINE) for a preprocessor line at the top
     level, ('item', TEXT) for a declaration or definition with the comments before it.
@@ -34,15 +52,15 @@ def split_items(text):
     last_code = ''     # the last non-space code character at depth 0
     while i < n:
         c = text[i]
-        if c == '/' and text.startswith('/*', i):
-            j = text.find('*/', i + 2)
-            if j < 0:
+        kind, end = skip(text, i)
+        if kind == 'comment':
+            if end < 0:
                 raise ValueError('unterminated comment')
-            i = j + 2
+            i = end
             continue
-        if c == '/' and text.startswith('//', i):
-            j = text.find('\n', i)
-            i = n if j < 0 else j
+        if kind == 'literal':
+            i = end
+            seen_code = True
             continue
         if c == '#' and depth == 0 and not seen_code and (i == 0 or text[i - 1] == '\n'):
             j = i
@@ -58,13 +76,6 @@ def split_items(text):
                 items.append(('item', text[start:i]))  # comments alone
             items.append(('pp', text[i:k]))
             i = start = k + 1 if k < n else n
-            continue
-        if c in '"\'':
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == '\\' else 1
-            i = j + 1
-            seen_code = True
             continue
         if c.isspace():
             i += 1
@@ -107,16 +118,13 @@ def strip(item, keep_strings, keep_pp):
     each made ` 0 `; preprocessor lines kept or dropped."""
     out, i, n = [], 0, len(item)
     while i < n:
-        if item.startswith('/*', i):
-            j = item.find('*/', i + 2)
-            i = n if j < 0 else j + 2
+        kind, end = skip(item, i)
+        if kind == 'comment':
             out.append(' ')
-        elif item[i] in '"\'':
-            q, j = item[i], i + 1
-            while j < n and item[j] != q:
-                j += 2 if item[j] == '\\' else 1
-            out.append(item[i:j + 1] if keep_strings else ' 0 ')
-            i = j + 1
+            i = n if end < 0 else end
+        elif kind == 'literal':
+            out.append(item[i:end] if keep_strings else ' 0 ')
+            i = end
         elif not keep_pp and item[i] == '#' and (i == 0 or item[i - 1] == '\n'):
             j = item.find('\n', i)
             i = n if j < 0 else j
