@@ -5,7 +5,7 @@ ptxas, each against the reference interpreter.
 
     bulkrender.py --uir PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
                   [--keep DIR] [--timeout S] [--cc CC] [--cxx CXX] [--ptxas PATH]
-                  [--strict-merge]
+                  [--strict-merge] [--opt LEVELS]
 
 uir-bulkdiff (bulk.py) checks the interpreter and the JIT in one process; the code
 generators need a compiler run per program, and that is what costs (gcc -O2 on a generated
@@ -26,6 +26,11 @@ This script shares what can be shared, a batch of K programs (default 40) at a t
              so the emulator header is compiled once a batch; when that unit does not
              compile, each program alone, to name the culprits
   ptxas      `uir ptx` (kernel form), which ptxas -arch=sm_90 must assemble
+
+--opt 0,2 takes the C and C++ compiles through -O0 and -O2 in turn, a batch at a time
+(0,0,2: two batches at -O0 for one at -O2); the default is -O2 alone. Exactness must
+hold at every level: -O2 is where the optimizer would exploit undefined behaviour in the
+rendered code, -O0 is three times cheaper and still runs the code as written.
 
 Every fourth seed also gets difftest.py's fault variant (a load past the end of a const
 buffer at an offset that comes from a load), taken through the same back ends: each must
@@ -59,7 +64,6 @@ import uirgen  # noqa: E402
 from bulk import run_batches, run_jobs, seed_args, seed_range  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
-C_FLAGS = ['-std=c11', '-O2', '-pthread']
 STD_HEADERS = ['math.h', 'pthread.h', 'stdint.h', 'stdio.h', 'stdlib.h', 'string.h', 'unistd.h']
 
 DRIVER = r'''
@@ -117,6 +121,17 @@ def run(cmd, timeout, cwd=None):
     return r.rc, r.out, err if r.rc is not None else 'timed out after %d s' % timeout
 
 
+def c_flags(cfg):
+    """The C compiler's flags for the batch's optimization level cfg['opt']."""
+    return ['-std=c11', '-O' + cfg['opt'], '-pthread']
+
+
+def opt_level(cfg, batch):
+    """The optimization level of BATCH: --opt's levels in turn, batch by batch of a job."""
+    k = (batch[0] - cfg['a']) // cfg['batch'] // cfg['jobs']
+    return cfg['opts'][k % len(cfg['opts'])]
+
+
 def first_line(err):
     for line in err.splitlines():
         if 'error' in line:
@@ -140,7 +155,7 @@ def cuda_unit(work, seeds):
 def compile_cuda(cfg, work, seeds, fails):
     """Compiles the CUDA programs of SEEDS (one unit, or one each to find a bad one).
     Returns (objects, seeds compiled); failures go to FAILS {seed: why}."""
-    cxx = cfg['cxx'] + ['-std=c++17', '-O2', '-pthread', '-ffp-contract=off', '-include', cfg['emu'], '-c']
+    cxx = cfg['cxx'] + ['-std=c++17', '-O' + cfg['opt'], '-pthread', '-ffp-contract=off', '-include', cfg['emu'], '-c']
     if not seeds:
         return [], []
     src = os.path.join(work, 'cuda_all.cc')
@@ -169,7 +184,7 @@ def compile_c_alone(cfg, work, u):
     """Unit U's C as a translation unit of its own; (object or None, error)."""
     c = os.path.join(work, 'c%s.c' % u)
     o = c[:-2] + '.o'
-    rc, _, err = run(cfg['cc'] + C_FLAGS + ['-Dmain=uir_main_' + u, '-Dkernel=uir_kernel_' + u,
+    rc, _, err = run(cfg['cc'] + c_flags(cfg) + ['-Dmain=uir_main_' + u, '-Dkernel=uir_kernel_' + u,
                                             '-c', '-o', o, c], 300)
     return (o if rc == 0 else None), err
 
@@ -179,7 +194,7 @@ def c_alone(cfg, work, u, ref):
     a difference seen only in a merged unit would be cbatch's, not render's."""
     c = os.path.join(work, 'c%s.c' % u)
     exe = c[:-2] + '.alone'
-    rc, _, err = run(cfg['cc'] + C_FLAGS + ['-o', exe, c, '-lm'], 300)
+    rc, _, err = run(cfg['cc'] + c_flags(cfg) + ['-o', exe, c, '-lm'], 300)
     if rc != 0:
         return 'alone: cc: ' + first_line(err)
     rc, out, err = run([exe], cfg['timeout'], cwd=os.path.join(work, 's' + u))
@@ -210,7 +225,7 @@ def compile_c(cfg, work, seeds, fails):
         src = os.path.join(work, 'c_all.c')
         with open(src, 'w') as fh:
             fh.write(m.text())
-        rc, _, err = run(cfg['cc'] + C_FLAGS + ['-c', '-o', src[:-2] + '.o', src], 900)
+        rc, _, err = run(cfg['cc'] + c_flags(cfg) + ['-c', '-o', src[:-2] + '.o', src], 900)
         if rc == 0:
             objs.append(src[:-2] + '.o')
             ok += merged
@@ -314,6 +329,7 @@ def run_batch(cfg, work, batch, counts):
     offset that comes from a load, which every back end must report as run does: exit 1,
     E0601 on standard error, nothing printed). Returns (failures [(seed, why)], log
     records)."""
+    cfg = dict(cfg, opt=opt_level(cfg, batch))
     for f in os.listdir(work):
         p = os.path.join(work, f)
         shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
@@ -363,6 +379,7 @@ def run_batch(cfg, work, batch, counts):
     logs, out = [], []
     for s in batch:
         counts[modes[s]] += 1
+        counts['O' + cfg['opt']] += 1
         mine = [u for u, x in units if x == s]
         for u in mine:
             for be in has[u]:
@@ -375,7 +392,7 @@ def run_batch(cfg, work, batch, counts):
                 out.append((s, fails[u] if u == str(s) else 'fault variant: ' + fails[u]))
         bad = [fails[u] for u in mine if u in fails]
         logs.append({'seed': s, 'mode': modes[s], 'ok': not bad, 'why': bad[0] if bad else '',
-                     'backends': sorted(has[str(s)]), 'fault': len(mine) > 1})
+                     'backends': sorted(has[str(s)]), 'fault': len(mine) > 1, 'opt': cfg['opt']})
     return out, logs
 
 
@@ -383,6 +400,7 @@ def job(args):
     """One job of run_batch batches; counts programs by mode and by back end passed."""
     counts = {k: 0 for k in ('general', 'kernel', 'c', 'cuda-emu', 'ptxas', 'fault', 'fault-c',
                              'fault-cuda-emu', 'fault-ptxas')}
+    counts.update({'O' + x: 0 for x in args[0]['opts']})
     return run_batches(args, run_batch, counts, 'uir-bulkrender-')
 
 
@@ -397,8 +415,14 @@ def main(argv):
     ap.add_argument('--strict-merge', action='store_true',
                     help='a C program that cbatch cannot merge, or a merged unit that does not '
                          'compile, fails (instead of being compiled alone)')
+    ap.add_argument('--opt', default='2',
+                    help='optimization levels of the C and C++ compiles, comma-separated, taken '
+                         'in turn batch by batch (2; e.g. 0,2)')
     o = ap.parse_args(argv)
     a, b = seed_range(ap, o)
+    opts = o.opt.split(',')
+    if not all(x in ('0', '1', '2', '3', 's') for x in opts):
+        ap.error('--opt takes levels 0 1 2 3 s, comma-separated')
     ptxas = o.ptxas if o.ptxas and os.access(o.ptxas, os.X_OK) else shutil.which(o.ptxas or 'ptxas')
     if not ptxas:
         print('bulkrender: no ptxas (set --ptxas): the PTX step stops at `uir ptx`', flush=True)
@@ -406,16 +430,18 @@ def main(argv):
     deadline = t0 + o.time if o.time is not None else float('inf')
     cfg = {'uir': os.path.abspath(o.uir), 'batch': o.batch, 'keep': o.keep, 'timeout': o.timeout,
            'cc': o.cc.split(), 'cxx': o.cxx.split(), 'ptxas': ptxas, 'strict_merge': o.strict_merge,
-           'emu': os.path.join(ROOT, 'runtime', 'uir_cuda_emu.h'), 'a': a, 'b': b, 'jobs': o.jobs}
+           'emu': os.path.join(ROOT, 'runtime', 'uir_cuda_emu.h'), 'a': a, 'b': b, 'jobs': o.jobs,
+           'opts': opts}
     results = run_jobs(job, cfg, deadline, b - a + 1 if b is not None else None, t0, o.log,
                        'bulkrender', 500)
     tot = {k: sum(c[k] for c, _ in results) for k in results[0][0]}
     nfail = sum(len(f) for _, f in results)
     print('bulkrender: %d programs (general %d, kernel form %d; c %d, cuda-emu %d, ptxas %d), '
-          '%d fault variants (c %d, cuda-emu %d, ptxas %d), %d failed, %.0f s' %
+          '%d fault variants (c %d, cuda-emu %d, ptxas %d), %d failed, %.0f s%s' %
           (tot['general'] + tot['kernel'], tot['general'], tot['kernel'], tot['c'], tot['cuda-emu'],
            tot['ptxas'], tot['fault'], tot['fault-c'], tot['fault-cuda-emu'], tot['fault-ptxas'],
-           nfail, time.time() - t0))
+           nfail, time.time() - t0,
+           '' if len(opts) == 1 else '; by level: ' + ', '.join('-O%s %d' % (x, tot['O' + x]) for x in sorted(set(opts)))))
     return 1 if nfail else 0
 
 

@@ -18,24 +18,13 @@ literals and braces, not the whole language. Used by bulkrender.py.
 import re
 
 IDENT = re.compile(r'[A-Za-z_]\w*')
-
-
-def skip(text, i):
-    """The comment or string/character literal that starts at I: ('comment', END) or
-    ('literal', END), END the index after it (-1: a block comment without its end); or
-    (None, I)."""
-    if text.startswith('/*', i):
-        j = text.find('*/', i + 2)
-        return 'comment', (-1 if j < 0 else j + 2)
-    if text.startswith('//', i):
-        j = text.find('\n', i)
-        return 'comment', (len(text) if j < 0 else j)
-    if text[i] in '"\'':
-        j = i + 1
-        while j < len(text) and text[j] != text[i]:
-            j += 2 if text[j] == '\\' else 1
-        return 'literal', j + 1
-    return None, i
+BRACE = re.compile(r'[{}]')
+# where split_items must look: the rest is code or blanks
+SPECIAL = re.compile(r'[/"\'#(){};]')
+# a comment (a block comment without its end runs to the end), a string or character
+# literal (without its end: to the end), and, in PP_OR_NOISE, a preprocessor line
+NOISE = re.compile(r'/\*(?:.*?\*/|.*\Z)|//[^\n]*|"(?:\\.|[^"\\])*(?:"|\Z)|\'(?:\\.|[^\'\\])*(?:\'|\Z)', re.S)
+PP_OR_NOISE = re.compile(NOISE.pattern + r'|(?m:^#[^\n]*)', re.S)
 
 
 def split_items(text):
@@ -51,15 +40,26 @@ def split_items(text):
     header_end = None  # for the first '{' at depth 0: the code before it ended with ')'
     last_code = ''     # the last non-space code character at depth 0
     while i < n:
+        m = SPECIAL.search(text, i)  # jump over plain code and blanks
+        j = m.start() if m else n
+        if j > i:
+            code = text[i:j].rstrip()
+            if code.strip():
+                seen_code = True
+                if depth == 0:
+                    last_code = code[-1]
+            i = j
+            if i == n:
+                break
         c = text[i]
-        kind, end = skip(text, i)
-        if kind == 'comment':
-            if end < 0:
+        m = NOISE.match(text, i) if c in '/"\'' else None
+        if m and c == '/':  # a comment
+            if m.group(0).startswith('/*') and not m.group(0).endswith('*/', 2):
                 raise ValueError('unterminated comment')
-            i = end
+            i = m.end()
             continue
-        if kind == 'literal':
-            i = end
+        if m:  # a literal
+            i = m.end()
             seen_code = True
             continue
         if c == '#' and depth == 0 and not seen_code and (i == 0 or text[i - 1] == '\n'):
@@ -115,23 +115,15 @@ def split_items(text):
 
 def strip(item, keep_strings, keep_pp):
     """ITEM without its comments (each a blank); string and character literals kept, or
-    each made ` 0 `; preprocessor lines kept or dropped."""
-    out, i, n = [], 0, len(item)
-    while i < n:
-        kind, end = skip(item, i)
-        if kind == 'comment':
-            out.append(' ')
-            i = n if end < 0 else end
-        elif kind == 'literal':
-            out.append(item[i:end] if keep_strings else ' 0 ')
-            i = end
-        elif not keep_pp and item[i] == '#' and (i == 0 or item[i - 1] == '\n'):
-            j = item.find('\n', i)
-            i = n if j < 0 else j
-        else:
-            out.append(item[i])
-            i += 1
-    return ''.join(out)
+    each made ` 0 `; preprocessor lines kept or dropped (their newline kept)."""
+    def one(m):
+        t = m.group(0)
+        if t[0] == '/':
+            return ' '
+        if t[0] == '#':
+            return ''
+        return t if keep_strings else ' 0 '
+    return (NOISE if keep_pp else PP_OR_NOISE).sub(one, item)
 
 
 def code_of(item):
@@ -149,17 +141,20 @@ def defined_names(item):
     """The top-level names an item defines: a function's (or function type's) name; else
     the tags after struct/union/enum and the declarators at brace depth 0."""
     code = code_of(item)
-    depth, top = 0, []
-    for c in code:  # the text at brace depth 0
-        if c == '{':
+    depth, top, i = 0, [], 0
+    for m in BRACE.finditer(code):  # the text at brace depth 0
+        if depth == 0:
+            top.append(code[i:m.start()])
+        i = m.end()
+        if m.group(0) == '{':
             depth += 1
             top.append(' { ')
-        elif c == '}':
+        else:
             depth -= 1
             if depth == 0:
                 top.append(' } ')
-        elif depth == 0:
-            top.append(c)
+    if depth == 0:
+        top.append(code[i:])
     top = ''.join(top)
     names = set(m.group(1) for m in re.finditer(r'\b(?:struct|union|enum)\s+([A-Za-z_]\w*)', top))
     head = top.split('{')[0]
