@@ -30,7 +30,7 @@ This script shares what can be shared, a batch of K programs (default 40) at a t
 --opt 0,2 takes the C and C++ compiles through -O0 and -O2 in turn, a batch at a time
 (0,0,2: two batches at -O0 for one at -O2); the default is -O2 alone. Exactness must
 hold at every level: -O2 is where the optimizer would exploit undefined behaviour in the
-rendered code, -O0 is three times cheaper and still runs the code as written.
+rendered code, -O0 costs about half as much and still runs the code as written.
 
 Every fourth seed also gets difftest.py's fault variant (a load past the end of a const
 buffer at an offset that comes from a load), taken through the same back ends: each must

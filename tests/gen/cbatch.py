@@ -44,7 +44,7 @@ def split_items(text):
         j = m.start() if m else n
         if j > i:
             code = text[i:j].rstrip()
-            if code.strip():
+            if code:
                 seen_code = True
                 if depth == 0:
                     last_code = code[-1]
