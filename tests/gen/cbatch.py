@@ -77,9 +77,6 @@ def split_items(text):
             items.append(('pp', text[i:k]))
             i = start = k + 1 if k < n else n
             continue
-        if c.isspace():
-            i += 1
-            continue
         seen_code = True
         if c == '(':
             paren += 1
