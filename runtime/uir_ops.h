@@ -372,6 +372,15 @@ UIR_FN float uir_max_f32(float a, float b)
 	return a > b ? a : b;
 }
 
+/* uir-helper: uir_sub_f32 */
+/* a - b, IEEE (a renderer calls it only where a loads nothing, so may be a constant +0,
+ * and b is an integer converted to float, a fabs or a select of such: written inline,
+ * gcc 12 folds 0 - b into -b, which is -0 for b = +0, where IEEE gives +0). */
+UIR_FN float uir_sub_f32(float a, float b)
+{
+	return a - b;
+}
+
 /* uir-helper: uir_div_f32 */
 /* a / b, IEEE (a renderer calls it only for a divisor that is a constant expression other
  * than a literal, such as `cast f32 false`: written inline, C++ front ends such as nvcc's
@@ -414,6 +423,13 @@ UIR_FN double uir_max_f64(double a, double b)
 	if (a == 0 && b == 0)
 		return a + b;
 	return a > b ? a : b;
+}
+
+/* uir-helper: uir_sub_f64 */
+/* a - b, IEEE (see uir_sub_f32). */
+UIR_FN double uir_sub_f64(double a, double b)
+{
+	return a - b;
 }
 
 /* uir-helper: uir_div_f64 */

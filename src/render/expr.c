@@ -332,6 +332,53 @@ static bool i32_safe(Emitter *E, const Expr *e, int lane)
 	}
 }
 
+/* Whether gcc's front end takes lane LANE of float expression E as one that cannot be -0
+ * once rendered: an integer converted to float, an abs (fabs), a literal other than -0
+ * (only as an arm of a select: a literal operand of a sub is folded with the other
+ * operand), and a select (?:) whose two arms are such. */
+static bool gcc_sees_no_minus_zero(const Expr *e, int lane, bool arm)
+{
+	for (;;) {
+		if (e->kind == EX_LIT)
+			return arm && !(e->ty == UIR_F32 ? signbit(e->val.f32) : signbit(e->val.f64));
+		if (e->kind != EX_OP)
+			return false;
+		switch (e->op) {
+		case OP_CAST:
+			if (e->args[0]->ty != e->to)
+				return !type_is_float(e->args[0]->ty) && type_is_float(e->to);
+			break;
+		case OP_ABS: return true;
+		case OP_SELECT:
+			return gcc_sees_no_minus_zero(e->args[1], sub_lane(e->args[1], lane), true) &&
+			       gcc_sees_no_minus_zero(e->args[2], sub_lane(e->args[2], lane), true);
+		case OP_SPLAT: lane = -1; break;
+		case OP_VEC:
+			if (lane < 0 || lane >= e->nargs)
+				return false;
+			e = e->args[lane];
+			lane = -1;
+			continue;
+		case OP_LANE:
+			lane = (int)e->args[1]->val.i;
+			break;
+		default: return false;
+		}
+		e = e->args[0];
+	}
+}
+
+/* Whether float `sub a b` must go through uir_sub_T (a - b in a function) rather than
+ * `a - b`: gcc 12 folds `0.0 - X` into `-X` when X cannot be -0 (an integer converted to
+ * float, fabs), which gives -0 for X = +0 where IEEE gives +0, at every -O level. It does
+ * so when the zero and X are in one expression: the zero a constant expression or a const
+ * variable (a `let`), so A that loads nothing. Seen with bulkrender's seed 114384. */
+static bool sub_hides_zero(const Expr *e, int lane)
+{
+	const Expr *a = e->args[0], *b = e->args[1];
+	return !expr_loads(a, NULL) && gcc_sees_no_minus_zero(b, sub_lane(b, lane), false);
+}
+
 static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
 {
 	static const char *const sym[] = { "+", "-", "*" };
@@ -348,6 +395,8 @@ static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
 			return arg(E, e, 1, lane);
 	}
 	args2(E, e, lane, &a, &b);
+	if (k == 1 && type_is_float(t) && sub_hides_zero(e, lane))
+		return call2(E, helper(E, "sub", t), a, b);
 	if (type_is_float(t) || t == UIR_U32 || t == UIR_U64 || i32_safe(E, e, lane))
 		return bin(E, a, sym[k], b, prec);
 	if (t == UIR_U8)
