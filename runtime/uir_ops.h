@@ -373,9 +373,9 @@ UIR_FN float uir_max_f32(float a, float b)
 }
 
 /* uir-helper: uir_sub_f32 */
-/* a - b, IEEE (a renderer calls it only where a loads nothing, so may be a constant +0,
- * and b is an integer converted to float, a fabs or a select of such: written inline,
- * gcc 12 folds 0 - b into -b, which is -0 for b = +0, where IEEE gives +0). */
+/* a - b, IEEE (a renderer calls it only where a may be a constant +0 and b is not a
+ * literal: written inline, gcc 12 folds 0 - b into -b when b is an integer converted to
+ * float or a fabs, which is -0 for b = +0, where IEEE gives +0). */
 UIR_FN float uir_sub_f32(float a, float b)
 {
 	return a - b;

@@ -332,51 +332,52 @@ static bool i32_safe(Emitter *E, const Expr *e, int lane)
 	}
 }
 
-/* Whether gcc's front end takes lane LANE of float expression E as one that cannot be -0
- * once rendered: an integer converted to float, an abs (fabs), a literal other than -0
- * (only as an arm of a select: a literal operand of a sub is folded with the other
- * operand), and a select (?:) whose two arms are such. */
-static bool gcc_sees_no_minus_zero(const Expr *e, int lane, bool arm)
+/* Whether E may be a constant to a C front end: it loads nothing and uses no loop index
+ * other than an unrolled one's (a `let` counts as its value: gcc reads a const variable's
+ * constant initializer). */
+static bool maybe_const(Emitter *E, const Expr *e, int depth)
 {
-	for (;;) {
-		if (e->kind == EX_LIT)
-			return arm && !(e->ty == UIR_F32 ? signbit(e->val.f32) : signbit(e->val.f64));
-		if (e->kind != EX_OP)
+	if (depth > 64)
+		return true;
+	switch (e->kind) {
+	case EX_LIT: return true;
+	case EX_NAME:
+		if (!e->sym || e->sym->kind == SYM_MEM)
 			return false;
-		switch (e->op) {
-		case OP_CAST:
-			if (e->args[0]->ty != e->to)
-				return !type_is_float(e->args[0]->ty) && type_is_float(e->to);
-			break;
-		case OP_ABS: return true;
-		case OP_SELECT:
-			return gcc_sees_no_minus_zero(e->args[1], sub_lane(e->args[1], lane), true) &&
-			       gcc_sees_no_minus_zero(e->args[2], sub_lane(e->args[2], lane), true);
-		case OP_SPLAT: lane = -1; break;
-		case OP_VEC:
-			if (lane < 0 || lane >= e->nargs)
+		if (e->sym->kind == SYM_LOOP)
+			return sym_info(E, e->sym)->fixed;
+		return maybe_const(E, e->sym->def->value, depth + 1);
+	case EX_OP:
+		if (e->op == OP_LOAD)
+			return false;
+		for (int i = 0; i < e->nargs; i++)
+			if (!maybe_const(E, e->args[i], depth + 1))
 				return false;
-			e = e->args[lane];
-			lane = -1;
-			continue;
-		case OP_LANE:
-			lane = (int)e->args[1]->val.i;
-			break;
-		default: return false;
-		}
-		e = e->args[0];
+		return true;
 	}
+	return false;
 }
 
-/* Whether float `sub a b` must go through uir_sub_T (a - b in a function) rather than
- * `a - b`: gcc 12 folds `0.0 - X` into `-X` when X cannot be -0 (an integer converted to
- * float, fabs), which gives -0 for X = +0 where IEEE gives +0, at every -O level. It does
- * so when the zero and X are in one expression: the zero a constant expression or a const
- * variable (a `let`), so A that loads nothing. Seen with bulkrender's seed 114384. */
-static bool sub_hides_zero(const Expr *e, int lane)
+/* Whether float `sub a b` must be written uir_sub_T(a, b), a - b in a function, rather
+ * than `a - b`: gcc 12 folds `0.0 - X` into `-X` when it takes X for a value that cannot
+ * be -0 (an integer converted to float, fabs, a ?: of such, and what folds to them, such
+ * as X * 1.0), which gives -0 for X = +0 where IEEE gives +0, at every -O level. It does so
+ * when the zero is a constant in the same expression: a literal +0, or an expression that
+ * may be constant (one whose value this renderer does not compute). A literal B is folded
+ * with a constant A instead, so it needs no helper. Found by bulkrender (seed 114384). */
+static bool sub_hides_zero(Emitter *E, const Expr *e, int lane)
 {
 	const Expr *a = e->args[0], *b = e->args[1];
-	return !expr_loads(a, NULL) && gcc_sees_no_minus_zero(b, sub_lane(b, lane), false);
+	if (b->kind == EX_LIT || (b->kind == EX_OP && b->op == OP_SPLAT && b->args[0]->kind == EX_LIT))
+		return false;
+	if (a->kind == EX_OP && a->op == OP_SPLAT)
+		a = a->args[0];
+	else if (a->kind == EX_OP && a->op == OP_VEC && lane >= 0 && lane < a->nargs)
+		a = a->args[lane];
+	if (a->kind == EX_LIT)
+		return a->ty == UIR_F32 ? a->val.f32 == 0 && !signbit(a->val.f32)
+		                        : a->val.f64 == 0 && !signbit(a->val.f64);
+	return maybe_const(E, a, 0);
 }
 
 static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
@@ -395,7 +396,7 @@ static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
 			return arg(E, e, 1, lane);
 	}
 	args2(E, e, lane, &a, &b);
-	if (k == 1 && type_is_float(t) && sub_hides_zero(e, lane))
+	if (k == 1 && type_is_float(t) && sub_hides_zero(E, e, lane))
 		return call2(E, helper(E, "sub", t), a, b);
 	if (type_is_float(t) || t == UIR_U32 || t == UIR_U64 || i32_safe(E, e, lane))
 		return bin(E, a, sym[k], b, prec);
