@@ -387,13 +387,14 @@ static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
 	int prec = k == 2 ? P_MUL : P_ADD;
 	CExpr a, b;
 	if (type_is_int(t)) {
-		/* x + 0, x - 0, x * 1 (an unrolled index of 0, say) are x exactly */
+		/* x + 0, x - 0, x * 1 (an unrolled index of 0, say) are x exactly; a u64 x keeps
+		 * its type, as the unit may be a constant that narrow64() takes for uint64_t */
 		Scalar c;
 		int unit = k == 2 ? 1 : 0;
 		if (int_const(E, e->args[1], sub_lane(e->args[1], lane), &c) && c.u == (uint64_t)unit)
-			return arg(E, e, 0, lane);
+			return narrow64(E, e, lane) ? arg(E, e, 0, lane) : arg_typed(E, e, 0, lane);
 		if (k != 1 && int_const(E, e->args[0], sub_lane(e->args[0], lane), &c) && c.u == (uint64_t)unit)
-			return arg(E, e, 1, lane);
+			return narrow64(E, e, lane) ? arg(E, e, 1, lane) : arg_typed(E, e, 1, lane);
 	}
 	args2(E, e, lane, &a, &b);
 	if (k == 1 && type_is_float(t) && sub_hides_zero(E, e, lane))
@@ -517,8 +518,8 @@ static CExpr shift(Emitter *E, const Expr *e, int lane, UirType t)
 		unsigned s = (unsigned)(k.u & (uint64_t)(w - 1));
 		CExpr a = arg_typed(E, e, 0, lane);
 		CExpr ks = cx(fmt_str(E->a, "%u", s), P_POSTFIX);
-		if (s == 0)
-			return arg(E, e, 0, lane);
+		if (s == 0) /* x << 0 with its type: narrow64() takes a u64 << for uint64_t */
+			return left ? a : arg(E, e, 0, lane);
 		if (t == UIR_U32 || t == UIR_U64)
 			return bin(E, a, left ? "<<" : ">>", ks, P_SHIFT);
 		if (t == UIR_U8) {
