@@ -5,8 +5,9 @@
  *
  * The model is CUDA's, with real concurrency inside a block:
  *   - UIR_LAUNCH(name, grid, block, args...) runs the grid's blocks one after another;
- *     each block's threads are real OS threads (a pool of blockDim threads with small
- *     stacks, kept across blocks and launches), all running the kernel at the same time;
+ *     each block's threads are real OS threads (a pool of blockDim threads with 2 MiB
+ *     stacks, UIR_EMU_STACK_KIB to change, kept across blocks and launches), all running
+ *     the kernel at the same time;
  *   - __shared__ is `static`, so a block's threads share its arrays (zeroed by the kernel
  *     itself at the start of each block, as render-cuda writes it);
  *   - __syncthreads() is a real barrier of the block's threads;
@@ -185,7 +186,23 @@ static void *uir_emu_worker(void *arg)
 	return NULL;
 }
 
-/* Grows the pool to n threads, each with a small stack. */
+/* The stack of each thread of the pool, in bytes: 2 MiB, or UIR_EMU_STACK_KIB KiB (64 or
+ * more). A kernel's frame grows with its size when built at -O0: the 120,000-line kernel
+ * of a generated program (bulkrender seed 142186) needed 264,544 bytes, more than the
+ * 256 KiB the pool had, and crashed. Stacks are reserved, not committed, memory. */
+static inline size_t uir_emu_stack_bytes(void)
+{
+	const char *e = getenv("UIR_EMU_STACK_KIB");
+	char *end;
+	unsigned long long kib = e && *e ? strtoull(e, &end, 10) : 0;
+	if (e && *e && (*end || kib < 64 || kib > ((unsigned long long)1 << 30))) {
+		fprintf(stderr, "uir_cuda_emu: UIR_EMU_STACK_KIB is a number of KiB from 64 to 2^30; using 2048\n");
+		kib = 0;
+	}
+	return (size_t)(kib ? kib : 2048) << 10;
+}
+
+/* Grows the pool to n threads, each with a stack of uir_emu_stack_bytes(). */
 static inline void uir_emu_grow(unsigned int n)
 {
 	uir_emu_pool &p = uir_emu;
@@ -195,7 +212,7 @@ static inline void uir_emu_grow(unsigned int n)
 		uir_emu_pin(p.cpu);
 	}
 	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, (size_t)256 << 10);
+	pthread_attr_setstacksize(&attr, uir_emu_stack_bytes());
 	while (p.nthreads < n) {
 		unsigned int i = p.nthreads;
 		pthread_t t;
