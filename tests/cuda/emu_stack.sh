@@ -12,13 +12,7 @@
 # Exits 1 on a failure, 77 (skipped) without a C++ compiler.
 set -u
 SRCROOT=${1:?usage: emu_stack.sh SRCROOT}
-CXX=${CXX:-c++}
-if ! command -v "${CXX%% *}" >/dev/null 2>&1; then
-	echo "emu_stack: no C++ compiler ($CXX): skipped"
-	exit 77
-fi
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/emu_stack.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/setup.sh" emu_stack
 cat > "$WORK/big.cu" <<'CU'
 #include <stdio.h>
 __global__ void big(unsigned long long *out)

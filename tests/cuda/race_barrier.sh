@@ -18,15 +18,8 @@ set -u
 UIR=${1:?usage: race_barrier.sh UIR SRCROOT [PROGRAM]}
 SRCROOT=${2:?usage: race_barrier.sh UIR SRCROOT [PROGRAM]}
 PROG=${3:-$SRCROOT/tests/programs/spec/stencil_1d.uir}
-CXX=${CXX:-c++}
 EMU="$SRCROOT/runtime/uir_cuda_emu.h"
-if ! command -v "${CXX%% *}" >/dev/null 2>&1; then
-	echo "race_barrier: no C++ compiler ($CXX): skipped"
-	exit 77
-fi
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/race_barrier.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/setup.sh" race_barrier
 
 "$UIR" run "$PROG" >"$WORK/run.out" || { echo "FAIL: uir run $PROG"; exit 1; }
 "$UIR" render-cuda --main "$PROG" >"$WORK/with.cu" || { echo "FAIL: render-cuda $PROG"; exit 1; }

@@ -22,13 +22,7 @@ set -u
 UIR=${1:?usage: runner_gpu_modes.sh UIR SRCROOT}
 SRCROOT=$(cd "${2:?usage: runner_gpu_modes.sh UIR SRCROOT}" && pwd)
 UIR=$(cd "$(dirname "$UIR")" && pwd)/$(basename "$UIR")
-CXX=${CXX:-c++}
-if ! command -v "${CXX%% *}" >/dev/null 2>&1; then
-	echo "runner_gpu_modes: no C++ compiler ($CXX): skipped"
-	exit 77
-fi
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/runner_gpu_modes.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/setup.sh" runner_gpu_modes
 mkdir -p "$WORK/bin" "$WORK/t"
 
 # The stand-in nvcc: the flags of spec 8.4 must be there; builds with the emulator.
