@@ -332,6 +332,17 @@ static bool i32_safe(Emitter *E, const Expr *e, int lane)
 	}
 }
 
+/* The scalar expression that lane LANE of E is when E is a splat or a vec (E itself
+ * otherwise): what a literal test looks at. */
+static const Expr *lane_of(const Expr *e, int lane)
+{
+	if (e->kind == EX_OP && e->op == OP_SPLAT)
+		return e->args[0];
+	if (e->kind == EX_OP && e->op == OP_VEC && lane >= 0 && lane < e->nargs)
+		return e->args[lane];
+	return e;
+}
+
 /* Whether E may be a constant to a C front end: it loads nothing and uses no loop index
  * other than an unrolled one's (a `let` counts as its value: gcc reads a const variable's
  * constant initializer). */
@@ -367,13 +378,9 @@ static bool maybe_const(Emitter *E, const Expr *e, int depth)
  * with a constant A instead, so it needs no helper. Found by bulkrender (seed 114384). */
 static bool sub_hides_zero(Emitter *E, const Expr *e, int lane)
 {
-	const Expr *a = e->args[0], *b = e->args[1];
+	const Expr *a = lane_of(e->args[0], lane), *b = e->args[1];
 	if (b->kind == EX_LIT || (b->kind == EX_OP && b->op == OP_SPLAT && b->args[0]->kind == EX_LIT))
 		return false;
-	if (a->kind == EX_OP && a->op == OP_SPLAT)
-		a = a->args[0];
-	else if (a->kind == EX_OP && a->op == OP_VEC && lane >= 0 && lane < a->nargs)
-		a = a->args[lane];
 	if (a->kind == EX_LIT)
 		return a->ty == UIR_F32 ? a->val.f32 == 0 && !signbit(a->val.f32)
 		                        : a->val.f64 == 0 && !signbit(a->val.f64);
@@ -458,11 +465,7 @@ static CExpr divmod(Emitter *E, const Expr *e, int lane, UirType t)
 	if (type_is_float(t)) {
 		/* x / ±0 written with a literal zero: nvcc rejects it (#39-D, division by zero);
 		 * x * ±inf has the same bits (±inf, and nan for 0, nan) */
-		const Expr *d = e->args[1];
-		if (d->kind == EX_OP && d->op == OP_SPLAT)
-			d = d->args[0];
-		else if (d->kind == EX_OP && d->op == OP_VEC && lane >= 0)
-			d = d->args[lane];
+		const Expr *d = lane_of(e->args[1], lane);
 		if (is_div && d->kind == EX_LIT && d->ty == t && (t == UIR_F32 ? d->val.f32 == 0 : d->val.f64 == 0)) {
 			Scalar inf;
 			bool negz = t == UIR_F32 ? signbit(d->val.f32) : signbit(d->val.f64);
