@@ -301,10 +301,20 @@ bool stmt_inside(const Stmt *s, const Stmt *ancestor); /* s is ancestor or below
 /* ---- check/eval.c: evaluation of i32/bool expressions at check time ---- */
 typedef struct EvalEnv { const Sym *const *syms; const int64_t *vals; int n; } EvalEnv;
 /* Evaluates E (i32 or bool, scalar) made of literals, lets and the loop indices bound in
- * ENV, exactly as run would (i32 wraps). False when E needs anything else. */
+ * ENV, exactly as run would; its sub-expressions may have any type and width. False when E
+ * needs anything else (a load, an unbound name). */
 bool eval_int(const Expr *e, const EvalEnv *env, int64_t *out);
 /* As eval_int, counting the nodes it visits against *BUDGET (false when it runs out). */
 bool eval_int_budget(const Expr *e, const EvalEnv *env, int64_t *out, long *budget);
+
+/* ---- interp/eval_ops.c: one op on scalars ---- */
+/* The value of OP on the scalar operands ARGS[0..NARGS-1] (OP_SELECT: the bool condition,
+ * then the two values of type T; OP_CAST/OP_BITCAST: one operand of type T, the result of
+ * type TO; else operands of type T), computed by the interpreter's own instruction for it,
+ * so every caller gets the reference meaning. Scalars hold values as the interpreter's
+ * registers do (integers sign- or zero-extended by type, bool 0/1 in u). False for an op
+ * with no value instruction (load, vec, splat, lane) or a type it does not take. */
+bool ops_apply(Op op, UirType t, UirType to, const Scalar *args, int nargs, Scalar *out);
 
 /* ---- check/kernel_form.c: kernel form (spec 8.4), shared by render-cuda and ptx ---- */
 enum { KERNEL_SHARED_MAX = 49152 }; /* bytes of shared memory one kernel may use (48 KiB) */

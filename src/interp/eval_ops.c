@@ -310,3 +310,20 @@ void insn_vec(const Insn *in, Scalar *R, Ctx *c)
 	for (int l = 0; l < in->n; l++)
 		R[in->d + l] = R[from[l]];
 }
+
+/* ---- one op on scalars, for the check-time evaluator ---- */
+
+bool ops_apply(Op op, UirType t, UirType to, const Scalar *args, int nargs, Scalar *out)
+{
+	InsnFn fn = op == OP_CAST || op == OP_BITCAST ? ops_pick_conv(op, t, to, false) : ops_pick(op, t, false);
+	if (!fn || nargs < 1 || nargs > 3)
+		return false;
+	Scalar R[4];
+	memset(R, 0, sizeof R);
+	for (int i = 0; i < nargs; i++)
+		R[1 + i] = args[i];
+	Insn in = { .fn = fn, .d = 0, .a = 1, .b = 2, .c = 3, .n = 1 };
+	fn(&in, R, NULL);
+	*out = R[0];
+	return true;
+}
