@@ -204,7 +204,22 @@ static void err(TyCtx *c, Loc at, const char *code, const char *fmt, ...)
 	c->ok = false;
 }
 
-/* Untyped: made only of untyped literals (fine point 16). */
+/* Closed: no name and no load anywhere in E, so it is made only of literals (of any type). */
+static bool closed(const Expr *e)
+{
+	if (e->kind == EX_LIT)
+		return true;
+	if (e->kind != EX_OP || e->op == OP_LOAD)
+		return false;
+	for (int i = 0; i < e->nargs; i++)
+		if (!closed(e->args[i]))
+			return false;
+	return true;
+}
+
+/* Untyped: made only of untyped literals (fine point 16). Only the value operands decide
+ * it (fine point 18), but a select whose condition loads or names a value is not made of
+ * literals at all (docs/language.md, "Literal typing"). */
 static bool untyped(const Expr *e)
 {
 	if (e->kind == EX_LIT)
@@ -219,7 +234,7 @@ static bool untyped(const Expr *e)
 		return e->nargs > 0;
 	case SH_SPECIAL:
 		if (e->op == OP_SELECT)
-			return e->nargs == 3 && untyped(e->args[1]) && untyped(e->args[2]);
+			return e->nargs == 3 && closed(e->args[0]) && untyped(e->args[1]) && untyped(e->args[2]);
 		if (e->op == OP_LANE)
 			return e->nargs == 2 && untyped(e->args[0]);
 		if (e->op == OP_SPLAT || e->op == OP_VEC) {
@@ -234,11 +249,16 @@ static bool untyped(const Expr *e)
 	}
 }
 
+/* A float literal among the value operands of an untyped E (fine point 18): the literals
+ * of a select's condition and of a lane index do not count. */
 static bool any_float_lit(const Expr *e)
 {
 	if (e->kind == EX_LIT)
 		return e->lit_float;
-	for (int i = 0; i < e->nargs; i++)
+	if (e->kind != EX_OP)
+		return false;
+	int from = e->op == OP_SELECT ? 1 : 0, to = e->op == OP_LANE ? 1 : e->nargs;
+	for (int i = from; i < to; i++)
 		if (any_float_lit(e->args[i]))
 			return true;
 	return false;
@@ -498,7 +518,8 @@ static bool type_expr(TyCtx *c, Expr *e, UirType want, int want_lanes)
 		return true;
 	}
 	case EX_OP:
-		return type_op(c, e, want, want_lanes);
+		/* the context reaches only an expression of untyped literals (section 2, fine point 16) */
+		return type_op(c, e, untyped(e) ? want : NOTYPE, untyped(e) ? want_lanes : 1);
 	}
 	unreachable();
 }
