@@ -257,6 +257,9 @@ void diag(UirProgram *p, Loc at, const char *code, const char *fmt, ...)
 void diag_later(UirProgram *p, Loc at, const char *code, const char *note, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 int diag_flush(UirProgram *p); /* prints and returns the number deferred */
+/* As diag_flush, ordered by code first (E0501 before E0502 before E0503), each code in
+ * source order: the race stage's order (fine point 8). */
+int diag_flush_by_code(UirProgram *p);
 /* Prints `PATH:LINE:COL: note: MSG` at AT with its source line and caret (the second place
  * of a two-place error, after diag()); counts nothing. */
 void diag_note_at(UirProgram *p, Loc at, const char *msg);

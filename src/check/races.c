@@ -828,5 +828,7 @@ static void find_codes(UirProgram *p, Stmt *s, bool strict)
 bool check_races(UirProgram *p, bool strict)
 {
 	find_codes(p, p->top, strict);
-	return diag_flush(p) == 0;
+	/* the first rule broken anywhere in the program comes first: E0501, E0502, E0503
+	 * (fine point 8; the phase, kernel and thread checks together) */
+	return diag_flush_by_code(p) == 0;
 }

@@ -134,17 +134,24 @@ static int by_loc(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* By code, then by location: the race stage's order (fine point 8, docs/errors.md). */
+static int by_code_loc(const void *a, const void *b)
+{
+	int c = strcmp(((const Deferred *)a)->code, ((const Deferred *)b)->code);
+	return c ? c : by_loc(a, b);
+}
+
 void diag_discard(void)
 {
 	ndeferred = 0;
 }
 
-int diag_flush(UirProgram *p)
+static int flush_sorted(UirProgram *p, int (*order)(const void *, const void *))
 {
 	int n = ndeferred;
 	if (n == 0)
 		return 0;
-	qsort(deferred, (size_t)n, sizeof *deferred, by_loc);
+	qsort(deferred, (size_t)n, sizeof *deferred, order);
 	for (int i = 0; i < n; i++) {
 		/* one diagnostic per place and code: the same access may break a rule twice */
 		if (i > 0 && deferred[i].at.line == deferred[i - 1].at.line &&
@@ -155,4 +162,14 @@ int diag_flush(UirProgram *p)
 	}
 	ndeferred = 0;
 	return n;
+}
+
+int diag_flush(UirProgram *p)
+{
+	return flush_sorted(p, by_loc);
+}
+
+int diag_flush_by_code(UirProgram *p)
+{
+	return flush_sorted(p, by_code_loc);
 }
