@@ -10,8 +10,10 @@
 # --cuda-docker paths run on this machine:
 #   - UIR_TEST_CUDA=gpu: `# cuda` builds with nvcc -arch=native and runs; `# cuda speed: X`
 #     builds the rendering with -DUIR_TIME and NAME.ref.cu, runs the timing main, compares
-#     the first launch's output and reports the speed; a test asking for 1000x fails with
-#     the measured speed; a test without NAME.ref.cu fails saying so;
+#     the first launch's output and reports the speed. The stand-in's timing main reports
+#     fixed times (kernel 0.5 ms, reference 1 ms), so no check depends on this machine's
+#     speed: 0.5x and 2x pass, 2.5x and 1000x fail with 2.00x; a test without NAME.ref.cu
+#     fails saying so;
 #   - --cuda-docker IMAGE: every CUDA step goes through `docker run`; the runner says so;
 #     an image name that could be read as an option is a usage error (64);
 #   - without a GPU: `# cuda speed` only builds, and the line says so.
@@ -33,15 +35,31 @@ for want in -fmad=false -prec-div=true -prec-sqrt=true; do
 	case " $* " in *" $want "*) ;; *) echo "fake nvcc: $want missing" >&2; exit 1 ;; esac
 done
 case " $* " in *" -arch="*) ;; *) echo "fake nvcc: no -arch" >&2; exit 1 ;; esac
-args=()
+args=() out= timed=0 prev=
 for a in "$@"; do
 	case $a in
 	-arch=* | -fmad=* | -prec-div=* | -prec-sqrt=*) ;;
 	*.cu) args+=(-x c++ "$a") ;;
 	*) args+=("$a") ;;
 	esac
+	[ "$a" = -DUIR_TIME ] && timed=1
+	[ "$prev" = -o ] && out=$a
+	prev=$a
 done
-exec ${CXX:-c++} -std=c++17 -O2 -pthread -ffp-contract=off -include "$FAKE_EMU" "${args[@]}"
+[ $timed = 1 ] && [ -n "$out" ] || exec ${CXX:-c++} -std=c++17 -O2 -pthread -ffp-contract=off -include "$FAKE_EMU" "${args[@]}"
+# The timing main: built as OUT.real; OUT runs it and reports fixed times in place of the
+# measured ones (kernel 0.5 ms, reference 1 ms: 2x), so that no check depends on the speed
+# of this machine. The line must be there in the runner's format, or it is not replaced.
+for i in "${!args[@]}"; do [ "${args[$i]}" = "$out" ] && args[$i]="$out.real"; done
+${CXX:-c++} -std=c++17 -O2 -pthread -ffp-contract=off -include "$FAKE_EMU" "${args[@]}" || exit
+cat >"$out" <<'RUN'
+#!/bin/sh
+"$0.real" "$@" 2>"$0.err"
+rc=$?
+sed -E 's/^uir-time: kernel [0-9.e+-]+ ms, reference [0-9.e+-]+ ms$/uir-time: kernel 0.5 ms, reference 1 ms/' "$0.err" >&2
+exit $rc
+RUN
+chmod +x "$out"
 NVCC
 # The stand-in docker: checks its options, then runs the command after the image here.
 cat >"$WORK/bin/docker" <<'DOCKER'
@@ -73,6 +91,11 @@ cp "$S/saxpy_speed.uir" "$S/saxpy_speed.ref.cu" "$WORK/t/"
 sed 's/^# cuda speed: .*/# cuda speed: 1000/' "$S/saxpy_speed.uir" >"$WORK/t/too_slow.uir"
 cp "$S/saxpy_speed.ref.cu" "$WORK/t/too_slow.ref.cu"
 sed 's/^# cuda speed: .*/# cuda speed: 0.5/' "$S/saxpy_speed.uir" >"$WORK/t/no_ref.uir"
+# At the stand-in's fixed 2x: exactly 2 passes, 2.5 fails.
+sed 's/^# cuda speed: .*/# cuda speed: 2/' "$S/saxpy_speed.uir" >"$WORK/t/at_speed.uir"
+sed 's/^# cuda speed: .*/# cuda speed: 2.5/' "$S/saxpy_speed.uir" >"$WORK/t/over_speed.uir"
+cp "$S/saxpy_speed.ref.cu" "$WORK/t/at_speed.ref.cu"
+cp "$S/saxpy_speed.ref.cu" "$WORK/t/over_speed.ref.cu"
 cp "$SRCROOT/tests/programs/spec/stencil_1d.uir" "$WORK/t/"
 
 checks=0
@@ -91,10 +114,12 @@ cd "$WORK/t" || exit 1
 : >"$FAKE_LOG"
 PATH="$WORK/bin:$PATH" NVCC="$WORK/bin/nvcc" UIR_TEST_CUDA=gpu "$UIR" test --engine interp -j 2 --timeout 300 . >"$WORK/out" 2>&1
 rc=$?
-[ $rc -eq 1 ] && ok || bad "gpu: exit $rc, wanted 1 (two tests fail on purpose)"
+[ $rc -eq 1 ] && ok || bad "gpu: exit $rc, wanted 1 (three tests fail on purpose)"
 want '^PASS \./stencil_1d\.uir \(cuda: GPU\)$' "gpu: # cuda"
-want '^PASS \./saxpy_speed\.uir \(cuda: GPU; speed [0-9.]+x the reference \([0-9.]+ ms vs [0-9.]+ ms, wanted 0\.5x\)\)$' "gpu: # cuda speed"
-want '^FAIL \./too_slow\.uir: cuda speed: the kernel is [0-9.]+x the reference.s speed \(.*\), wanted 1000x or better$' "gpu: too slow"
+want '^PASS \./saxpy_speed\.uir \(cuda: GPU; speed 2\.00x the reference \(0\.5000 ms vs 1\.0000 ms, wanted 0\.5x\)\)$' "gpu: # cuda speed"
+want '^FAIL \./too_slow\.uir: cuda speed: the kernel is 2\.00x the reference.s speed \(.*\), wanted 1000x or better$' "gpu: too slow"
+want '^PASS \./at_speed\.uir \(cuda: GPU; speed 2\.00x the reference \(0\.5000 ms vs 1\.0000 ms, wanted 2x\)\)$' "gpu: at the wanted speed"
+want '^FAIL \./over_speed\.uir: cuda speed: the kernel is 2\.00x the reference.s speed \(.*\), wanted 2\.5x or better$' "gpu: just below the wanted speed"
 want '^FAIL \./no_ref\.uir: cuda speed: no reference kernel \./no_ref\.ref\.cu' "gpu: no reference"
 grep -q -- '-arch=native -fmad=false -prec-div=true -prec-sqrt=true -o .*/prog_cuda .*/prog\.cu$' "$FAKE_LOG" && ok ||
 	bad "gpu: nvcc command line: $(cat "$FAKE_LOG")"
