@@ -264,6 +264,8 @@ int diag_flush_by_code(UirProgram *p);
  * of a two-place error, after diag()); counts nothing. */
 void diag_note_at(UirProgram *p, Loc at, const char *msg);
 void diag_discard(void);       /* drops the deferred diagnostics */
+int diag_pending(void);        /* the number of deferred diagnostics */
+void diag_truncate(int n);     /* drops the deferred diagnostics after the first N */
 char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- lex.c ---- */

@@ -51,6 +51,7 @@ typedef struct Code {
 	int nifs;
 	const Mem *coll_mem;   /* the memory whose collision() is cached */
 	const char *coll;
+	const char *coll_why;  /* why collision() could not decide, or NULL */
 } Code;
 
 typedef struct Digit {
@@ -207,6 +208,11 @@ static void collect(Code *c, Stmt *s)
 				c->thens[c->nifs - 1] = false;
 				collect(c, s->else_);
 				c->nifs--;
+			} else {
+				/* deeper ifs are not recorded: their accesses count as always run, which
+				 * can only add collisions (sound) */
+				collect(c, s->then_);
+				collect(c, s->else_);
 			}
 			break;
 		default:
@@ -339,11 +345,26 @@ static const char *one_thread(Code *c, const Expr *cond)
 	return NULL;
 }
 
-/* ---- collisions, for messages ---- */
+/* ---- the exact analysis: which iterations touch which elements ---- */
+
+/* Exact for the program's sizes (docs/language.md, "The exact analysis"): for every value of
+ * the loops around the checked code that the code uses, every iteration of p with all the
+ * loops inside it is run in the evaluator (eval.c, the interpreter's own ops) over the
+ * accesses to one memory, recording which iteration of p wrote each element; a second
+ * iteration of p that writes or reads a written element collides. Undecidable when an
+ * offset, a guard or a bound needs a value that is not known when checking (a load, a name
+ * with no value), or past the budgets below: then the rule's verdict stands. */
+
+enum {
+	EXACT_TUPLES = 1 << 21,      /* iteration tuples visited, at most, per memory */
+	EXACT_ELEMENTS = 1 << 20,    /* distinct elements written in one run of the code */
+};
+#define EXACT_WORK 40000000L     /* expression nodes evaluated, at most, per memory */
 
 typedef struct Hit { int64_t off; int64_t pval; int acc; bool used; } Hit;
 
-typedef struct Table { Hit *v; size_t cap, used; } Table;
+/* Open addressing, at most half full; SLOTS lists the slots in use, to clear them. */
+typedef struct Table { Hit *v; size_t cap, used; size_t *slots; } Table;
 
 static Hit *table_slot(Table *t, int64_t off)
 {
@@ -353,20 +374,54 @@ static Hit *table_slot(Table *t, int64_t off)
 	return &t->v[h];
 }
 
+/* Puts H into T (its element not there yet). */
+static void table_put(Table *t, Hit h)
+{
+	if (t->used + 1 > t->cap / 2) {
+		Hit *old = t->v;
+		t->cap *= 2;
+		t->v = xcalloc(t->cap, sizeof *t->v);
+		t->slots = xrealloc(t->slots, t->cap / 2 * sizeof *t->slots);
+		for (size_t i = 0; i < t->used; i++) {
+			Hit *n = table_slot(t, old[t->slots[i]].off);
+			*n = old[t->slots[i]];
+			t->slots[i] = (size_t)(n - t->v);
+		}
+		free(old);
+	}
+	Hit *n = table_slot(t, h.off);
+	*n = h;
+	t->slots[t->used++] = (size_t)(n - t->v);
+}
+
+static void table_clear(Table *t)
+{
+	for (size_t i = 0; i < t->used; i++)
+		t->v[t->slots[i]].used = false;
+	t->used = 0;
+}
+
 typedef struct Enum {
 	Code *c;
+	const Mem *m;
 	Table tab;
 	int pass;          /* 0: record writes; 1: look for a conflict */
 	int acc;           /* the access being enumerated */
-	const Sym *syms[64];
-	int64_t vals[64], bounds[64];
-	bool inside[64];
-	int n;
+	const Sym *syms[128];
+	int64_t vals[128];
+	int n;             /* bound names: the outer loops, then the access's own loops */
+	int nouter;
 	long budget;       /* iteration tuples left */
 	long work;         /* expression nodes left to evaluate */
-	bool unknown;
+	const char *why;   /* set when the question cannot be decided */
 	char *found;
 } Enum;
+
+static void undecidable(Enum *en, const char *why)
+{
+	if (!en->why)
+		en->why = why;
+}
 
 static int64_t pvalue(Enum *en)
 {
@@ -376,6 +431,7 @@ static int64_t pvalue(Enum *en)
 	return 0;
 }
 
+/* One iteration tuple: the access's guards, then its elements. */
 static void visit(Enum *en)
 {
 	Code *c = en->c;
@@ -385,7 +441,9 @@ static void visit(Enum *en)
 	for (int i = 0; i < ip->n; i++) {
 		int64_t v;
 		if (!eval_int_budget(ip->ifs[i]->cond, &env, &v, &en->work)) {
-			en->unknown = true;
+			undecidable(en, en->work < 0 ? "too much to evaluate" :
+				    fmt_str(&c->p->arena, "the condition on line %d is not known when checking (it loads "
+					    "memory or uses a value computed at run time)", ip->ifs[i]->loc.line));
 			return;
 		}
 		if ((v != 0) != ip->thens[i])
@@ -393,108 +451,219 @@ static void visit(Enum *en)
 	}
 	int64_t off;
 	if (!eval_int_budget(a->off, &env, &off, &en->work)) {
-		en->unknown = true;
+		undecidable(en, en->work < 0 ? "too much to evaluate" :
+			    fmt_str(&c->p->arena, "the offset of %s on line %d is not known when checking (it loads memory "
+				    "or uses a value computed at run time)", a->mem->name, a->loc.line));
 		return;
 	}
 	int64_t pv = pvalue(en);
 	const char *pn = c->psym->name;
 	for (int k = 0; k < a->width && !en->found; k++) {
-		int64_t o = off + k;
+		int64_t o = (int64_t)(int32_t)(uint32_t)(off + k);
 		Hit *h = table_slot(&en->tab, o);
 		if (en->pass == 0) {
 			if (!a->store)
 				continue;
 			if (!h->used) {
-				if (++en->tab.used > en->tab.cap / 2) {
-					en->unknown = true; /* too many elements to enumerate */
+				if (en->tab.used >= EXACT_ELEMENTS) {
+					undecidable(en, "too many elements to enumerate");
 					return;
 				}
-				*h = (Hit){ o, pv, en->acc, true };
+				table_put(&en->tab, (Hit){ o, pv, en->acc, true });
 			} else if (h->pval != pv) {
 				int64_t x = h->pval < pv ? h->pval : pv, y = h->pval < pv ? pv : h->pval;
-				en->found = fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld]", who(c), pn,
-						    (long long)x, pn, (long long)y, a->mem->name, (long long)o);
+				en->found = fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld] (lines %d and %d)",
+						    who(c), pn, (long long)x, pn, (long long)y, a->mem->name, (long long)o,
+						    c->acc[h->acc].loc.line, a->loc.line);
 			}
 		} else if (!a->store && h->used && h->pval != pv) {
-			en->found = fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld], which %s %s=%lld reads", who1(c), pn,
-					    (long long)h->pval, a->mem->name, (long long)o, who1(c), pn, (long long)pv);
+			en->found = fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld] (line %d), which %s %s=%lld reads (line %d)",
+					    who1(c), pn, (long long)h->pval, a->mem->name, (long long)o,
+					    c->acc[h->acc].loc.line, who1(c), pn, (long long)pv, a->loc.line);
 		}
 	}
 }
 
-static void enum_loops(Enum *en, int i)
+/* The loops from the checked code's root down to access A, outermost first. */
+static int access_loops(const Code *c, const Access *a, Stmt **out, int max)
 {
-	if (en->found || en->unknown || en->budget <= 0)
+	int n = 0;
+	for (Stmt *s = a->stmt->parent; s; s = s->parent) {
+		if (s->kind != ST_LOOP || !stmt_inside(s, c->root))
+			continue;
+		if (n == max)
+			return -1;
+		out[n++] = s;
+	}
+	for (int i = 0; i < n / 2; i++) {
+		Stmt *t = out[i];
+		out[i] = out[n - 1 - i];
+		out[n - 1 - i] = t;
+	}
+	return n;
+}
+
+/* Runs the loops L[i..n) (bounds evaluated with the names bound so far), then visits. */
+static void enum_loops(Enum *en, Stmt **l, int i, int n)
+{
+	if (en->found || en->why)
 		return;
-	if (i == en->n) {
-		en->budget--;
+	if (i == n) {
+		if (--en->budget < 0) {
+			undecidable(en, "too many iterations to enumerate");
+			return;
+		}
 		visit(en);
 		return;
 	}
-	if (!en->inside[i]) {
-		en->vals[i] = 0;
-		enum_loops(en, i + 1);
+	EvalEnv env = { en->syms, en->vals, en->n };
+	int64_t bound;
+	if (!eval_int_budget(l[i]->value, &env, &bound, &en->work)) {
+		undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",
+					l[i]->sym->name, l[i]->loc.line));
 		return;
 	}
-	for (int64_t v = 0; v < en->bounds[i] && !en->found && !en->unknown && en->budget > 0; v++) {
-		en->vals[i] = v;
-		enum_loops(en, i + 1);
+	int k = en->n++;
+	en->syms[k] = l[i]->sym;
+	for (int64_t v = 0; v < bound && !en->found && !en->why; v++) {
+		en->vals[k] = v;
+		enum_loops(en, l, i + 1, n);
 	}
+	en->n--;
 }
 
-static const char *collision_of(Code *c, const Mem *m);
-
-/* "threads t=0 and t=8 both write tile[0]", "" when no pair collides, NULL if unknown
- * (cached: one enumeration per memory and checked code). */
-static const char *collision(Code *c, const Mem *m)
+/* One run of the checked code, the outer loops' values fixed: writes, then reads. */
+static void exact_run(Enum *en)
 {
-	if (c->coll_mem != m) {
-		c->coll = collision_of(c, m);
-		c->coll_mem = m;
-	}
-	return c->coll;
+	Code *c = en->c;
+	table_clear(&en->tab);
+	for (en->pass = 0; en->pass < 2 && !en->found && !en->why; en->pass++)
+		for (int i = 0; i < c->nacc && !en->found && !en->why; i++) {
+			Access *a = &c->acc[i];
+			if (a->mem != en->m || a->store != (en->pass == 0))
+				continue;
+			Stmt *l[64];
+			int nl = access_loops(c, a, l, 64);
+			if (nl < 0) {
+				undecidable(en, "loops nested too deep to enumerate");
+				return;
+			}
+			en->acc = i;
+			enum_loops(en, l, 0, nl);
+		}
 }
 
-static const char *collision_of(Code *c, const Mem *m)
+/* Whether symbol Y is named in E (through lets); true when the walk runs out of budget. */
+static bool names(const Expr *e, const Sym *y, int depth, long *budget)
+{
+	if (depth > NORM_MAX_DEPTH || --*budget < 0)
+		return true;
+	if (e->kind == EX_NAME)
+		return e->sym == y || (e->sym && e->sym->kind == SYM_LET && names(e->sym->def->value, y, depth + 1, budget));
+	for (int i = 0; i < e->nargs; i++)
+		if (names(e->args[i], y, depth + 1, budget))
+			return true;
+	return false;
+}
+
+/* Whether the accesses to M in C (their offsets, guards and loop bounds) can depend on Y. */
+static bool code_uses(const Code *c, const Mem *m, const Sym *y)
+{
+	long budget = 200000;
+	for (int i = 0; i < c->nacc; i++) {
+		const Access *a = &c->acc[i];
+		if (a->mem != m)
+			continue;
+		if (names(a->off, y, 0, &budget))
+			return true;
+		for (int k = 0; k < paths[i].n; k++)
+			if (names(paths[i].ifs[k]->cond, y, 0, &budget))
+				return true;
+		for (Stmt *s = a->stmt->parent; s && stmt_inside(s, c->root); s = s->parent)
+			if (s->kind == ST_LOOP && names(s->value, y, 0, &budget))
+				return true;
+	}
+	return false;
+}
+
+/* Every value of the loops around the checked code that it uses, outermost first. */
+static void exact_outer(Enum *en, Stmt **l, int i, int n)
+{
+	if (en->found || en->why)
+		return;
+	if (i == n) {
+		exact_run(en);
+		return;
+	}
+	int k = en->n++;
+	en->syms[k] = l[i]->sym;
+	en->vals[k] = 0;
+	if (!code_uses(en->c, en->m, l[i]->sym)) {
+		exact_outer(en, l, i + 1, n); /* no access depends on it: one value stands for all */
+		en->n--;
+		return;
+	}
+	EvalEnv env = { en->syms, en->vals, k };
+	int64_t bound;
+	if (!eval_int_budget(l[i]->value, &env, &bound, &en->work)) {
+		undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",
+					l[i]->sym->name, l[i]->loc.line));
+		en->n--;
+		return;
+	}
+	for (int64_t v = 0; v < bound && !en->found && !en->why; v++) {
+		en->vals[k] = v;
+		exact_outer(en, l, i + 1, n);
+	}
+	en->n--;
+}
+
+static const char *collision_of(Code *c, const Mem *m, const char **why)
 {
 	Enum en;
 	memset(&en, 0, sizeof en);
 	en.c = c;
-	en.tab.cap = 1 << 18;
+	en.m = m;
+	en.tab.cap = 1 << 10;
 	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
-	en.budget = 1 << 16;
-	en.work = 500000;
-	size_t filled = 0;
-	for (en.pass = 0; en.pass < 2 && !en.found && !en.unknown; en.pass++) {
-		for (int i = 0; i < c->nacc && !en.found && !en.unknown; i++) {
-			Access *a = &c->acc[i];
-			if (a->mem != m || a->store != (en.pass == 0))
-				continue;
-			en.acc = i;
-			en.n = 0;
-			for (Stmt *s = a->stmt->parent; s; s = s->parent) {
-				if (s->kind != ST_LOOP)
-					continue;
-				if (en.n == 64 || s->value->kind != EX_LIT || s->bound_lit < 1) {
-					en.unknown = true;
-					break;
-				}
-				en.syms[en.n] = s->sym;
-				en.bounds[en.n] = s->bound_lit;
-				en.inside[en.n] = stmt_inside(s, c->root);
-				en.n++;
-			}
-			enum_loops(&en, 0);
-			filled += 1;
-		}
-		if (en.budget <= 0)
-			en.unknown = true;
+	en.tab.slots = xmalloc(en.tab.cap / 2 * sizeof *en.tab.slots);
+	en.budget = EXACT_TUPLES;
+	en.work = EXACT_WORK;
+	Stmt *outer[64];
+	int no = 0;
+	for (Stmt *s = c->root->parent; s && !en.why; s = s->parent) {
+		if (s->kind != ST_LOOP)
+			continue;
+		if (no == 64)
+			undecidable(&en, "loops nested too deep to enumerate");
+		else
+			outer[no++] = s;
 	}
+	for (int i = 0; i < no / 2; i++) {
+		Stmt *t = outer[i];
+		outer[i] = outer[no - 1 - i];
+		outer[no - 1 - i] = t;
+	}
+	if (!en.why)
+		exact_outer(&en, outer, 0, no);
 	free(en.tab.v);
-	(void)filled;
+	free(en.tab.slots);
+	*why = en.why;
 	if (en.found)
 		return en.found;
-	return en.unknown ? NULL : "";
+	return en.why ? NULL : "";
+}
+
+/* "threads t=0 and t=8 both write tile[0] (lines 4 and 4)", "" when no two iterations of p
+ * collide, NULL when that cannot be decided (c->coll_why says why). Cached: one
+ * enumeration per memory and checked code. */
+static const char *collision(Code *c, const Mem *m)
+{
+	if (c->coll_mem != m) {
+		c->coll = collision_of(c, m, &c->coll_why);
+		c->coll_mem = m;
+	}
+	return c->coll;
 }
 
 /* What went wrong, for the advice of a race message. */
@@ -523,6 +692,9 @@ static const char *advice(const Code *c, const Mem *m, RaceKind r, const char *p
 					  : "access it at one offset expression, or use a double buffer";
 		break;
 	}
+	if (!pair && c->coll_why && !c->strict)
+		return fmt_str(&c->p->arena, "the exact analysis cannot decide this for the program's sizes: %s; usual "
+			       "rewrite: %s", c->coll_why, fix);
 	if (!pair)
 		return fmt_str(&c->p->arena, "usual rewrite: %s", fix);
 	if (!*pair)
@@ -697,7 +869,24 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 	return true;
 }
 
+static void rules_memory(Code *c, Mem *m);
+
+/* The rules for memory M and, when they reject it, the exact analysis (ours, off under
+ * --strict): the code is valid when no two iterations of p touch one element of M with at
+ * least one write, for the program's sizes; a collision keeps the rule's error, which then
+ * names the pair, and an undecidable question keeps it with the reason. */
 static void check_memory(Code *c, Mem *m)
+{
+	int before = diag_pending();
+	rules_memory(c, m);
+	if (c->strict || diag_pending() == before)
+		return;
+	const char *pair = collision(c, m);
+	if (pair && !*pair)
+		diag_truncate(before);
+}
+
+static void rules_memory(Code *c, Mem *m)
 {
 	UirProgram *p = c->p;
 	Access *first = NULL;

@@ -141,6 +141,17 @@ static int by_code_loc(const void *a, const void *b)
 	return c ? c : by_loc(a, b);
 }
 
+int diag_pending(void)
+{
+	return ndeferred;
+}
+
+void diag_truncate(int n)
+{
+	if (n >= 0 && n < ndeferred)
+		ndeferred = n;
+}
+
 void diag_discard(void)
 {
 	ndeferred = 0;
