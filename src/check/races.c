@@ -441,7 +441,7 @@ static void visit(Enum *en)
 	for (int i = 0; i < ip->n; i++) {
 		int64_t v;
 		if (!eval_int_budget(ip->ifs[i]->cond, &env, &v, &en->work)) {
-			undecidable(en, en->work < 0 ? "too much to evaluate" :
+			undecidable(en, en->work < 0 ? "more than 4*10^7 expression nodes to evaluate" :
 				    fmt_str(&c->p->arena, "the condition on line %d is not known when checking (it loads "
 					    "memory or uses a value computed at run time)", ip->ifs[i]->loc.line));
 			return;
@@ -451,7 +451,7 @@ static void visit(Enum *en)
 	}
 	int64_t off;
 	if (!eval_int_budget(a->off, &env, &off, &en->work)) {
-		undecidable(en, en->work < 0 ? "too much to evaluate" :
+		undecidable(en, en->work < 0 ? "more than 4*10^7 expression nodes to evaluate" :
 			    fmt_str(&c->p->arena, "the offset of %s on line %d is not known when checking (it loads memory "
 				    "or uses a value computed at run time)", a->mem->name, a->loc.line));
 		return;
@@ -466,7 +466,7 @@ static void visit(Enum *en)
 				continue;
 			if (!h->used) {
 				if (en->tab.used >= EXACT_ELEMENTS) {
-					undecidable(en, "too many elements to enumerate");
+					undecidable(en, "more than 2^20 elements written in one run of the code");
 					return;
 				}
 				table_put(&en->tab, (Hit){ o, pv, en->acc, true });
@@ -510,7 +510,7 @@ static void enum_loops(Enum *en, Stmt **l, int i, int n)
 		return;
 	if (i == n) {
 		if (--en->budget < 0) {
-			undecidable(en, "too many iterations to enumerate");
+			undecidable(en, "more than 2^21 iterations to enumerate");
 			return;
 		}
 		visit(en);

@@ -90,7 +90,7 @@ while IFS= read -r f; do
 		bad "$f: E0504 but exit $rrc or output on stdout"
 	fi
 	# "threads t=0 and t=1 both write s[0]", "thread t=1 writes tile[1], which thread t=0 reads"
-	if grep -Eq '[a-z]+ [A-Za-z_0-9]+=-?[0-9]+ (and [A-Za-z_0-9]+=-?[0-9]+ both|writes [^ ]+, which [a-z]+ [A-Za-z_0-9]+=-?[0-9]+ reads)' "$tmp/check.err"; then
+	if grep -Eq '[a-z]+ [A-Za-z_0-9]+=-?[0-9]+ (and [A-Za-z_0-9]+=-?[0-9]+ both|writes [^ ]+( \(line [0-9]+\))?, which [a-z]+ [A-Za-z_0-9]+=-?[0-9]+ reads)' "$tmp/check.err"; then
 		n_real=$((n_real + 1))
 		if [ $found = yes ]; then
 			n_real_found=$((n_real_found + 1))
