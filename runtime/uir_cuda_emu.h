@@ -51,6 +51,7 @@
 #define __host__
 #define __shared__ static
 #define __forceinline__ inline
+#define __launch_bounds__(...) /* nvcc's register budget for a block size: no meaning here */
 #define __restrict__ __restrict
 #ifndef __align__
 #define __align__(n) __attribute__((aligned(n)))

@@ -9,7 +9,8 @@
  * host code needs); a fallback UIR_LAUNCH for real CUDA; the runtime helpers the kernels
  * call as `static __device__ inline` functions (UIR_FN), from the same single definitions
  * as every back end; support (bounds checks recording the first fault, byte atomics); one
- * `__global__ void uir_kN(buffers it uses)` per global loop; the host `void kernel(T *b0,
+ * `__global__ void __launch_bounds__(B) uir_kN(buffers it uses)` per global loop, B its
+ * block size (so that nvcc keeps to the registers a block has); the host `void kernel(T *b0,
  * ...)` launching them in program order with UIR_LAUNCH(name, grid, block, args...); and
  * with --main a host main() that sets up the buffers as `run` does, copies them to the
  * device, runs kernel(), reports a recorded fault as `run` would, copies back and prints.
@@ -146,7 +147,10 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 	str_printf(o, "\n/* loop %s %lld global (line %d): %lld block%s of %lld thread%s */\n", s->sym->name,
 		   (long long)s->bound_lit, s->loc.line, (long long)s->bound_lit, s->bound_lit == 1 ? "" : "s",
 		   (long long)block, block == 1 ? "" : "s");
-	str_printf(o, "__global__ void uir_k%d(", k);
+	/* __launch_bounds__: nvcc then keeps to the registers that a block of this size can
+	 * have (65536 a block: 64 a thread at 1024 threads); without it a 1024-thread kernel
+	 * compiled to 168 registers a thread, and its launch would fail */
+	str_printf(o, "__global__ void __launch_bounds__(%lld) uir_k%d(", (long long)block, k);
 	int n = 0;
 	for (int i = 0; i < p->nbufs; i++)
 		if (stmts_use_mem(s->body, p->bufs[i]))

@@ -145,7 +145,7 @@ cli)
 	# the same kernels, names and parameters as render-cuda's
 	"$uir" render-cuda "$prog" >"$tmp/cu" 2>/dev/null
 	"$uir" ptx "$prog" >"$tmp/ptx" 2>/dev/null
-	a=$(grep -c '^__global__ void uir_k' "$tmp/cu")
+	a=$(grep -c '^__global__ void .*uir_k' "$tmp/cu")
 	b=$(grep -c '^\.visible \.entry uir_k' "$tmp/ptx")
 	[ "$a" = "$b" ] && [ "$a" -gt 0 ] && ok || bad "render-cuda has $a kernels, ptx $b"
 	# a grid of 0 still defines its kernel; a kernel without local loops: blocks of 1
