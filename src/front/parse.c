@@ -10,9 +10,29 @@
 #include <string.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <search.h>
+
+/* A name of the file and the symbol it names where the parser stands (NULL: none visible).
+ * One per distinct name, kept in a balanced tree (glibc's tsearch, a red-black tree) for
+ * the whole parse: a lookup costs O(log names) whatever the names look like (glibc's
+ * hsearch_r hashes only a name's first 8 characters: 40,000 names `variable_N` took it
+ * 4.4 s; docs/language.md, "Limits"). */
+typedef struct Name {
+	const char *s;
+	size_t len;
+	Sym *visible;
+	int depth;      /* the scope (index into Parser.scopes) where VISIBLE was defined */
+} Name;
+
+/* What a scope changed, undone when it closes: NAME named PREV (defined in scope DEPTH). */
+typedef struct Binding {
+	Name *name;
+	Sym *prev;
+	int depth;
+} Binding;
 
 typedef struct Scope {
-	Sym **syms;
+	Binding *b;
 	int n, cap;
 } Scope;
 
@@ -24,6 +44,8 @@ typedef struct Parser {
 	bool have_ahead;
 	Scope *scopes;
 	int nscopes, capscopes;
+	void *names;    /* tsearch tree of Name */
+	int capbufs, capallocs; /* allocated room of p->bufs and p->allocs */
 	jmp_buf fail;
 	Stmt *parent;   /* enclosing loop or if */
 	int depth;      /* nesting of ( ) and { }, limited so that no input overflows the stack */
@@ -125,20 +147,45 @@ static void push_scope(Parser *ps)
 	ps->scopes[ps->nscopes++] = (Scope){ 0 };
 }
 
+/* Closes the innermost scope: every name it defined names again what it named before. */
 static void pop_scope(Parser *ps)
 {
-	free(ps->scopes[--ps->nscopes].syms);
+	Scope *sc = &ps->scopes[--ps->nscopes];
+	for (int i = sc->n - 1; i >= 0; i--) {
+		sc->b[i].name->visible = sc->b[i].prev;
+		sc->b[i].name->depth = sc->b[i].depth;
+	}
+	free(sc->b);
+}
+
+static int cmp_name(const void *x, const void *y)
+{
+	const Name *a = x, *b = y;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return memcmp(a->s, b->s, a->len);
+}
+
+/* The Name of S (N bytes); with ADD, created when the file has not used it yet. */
+static Name *find_name(Parser *ps, const char *s, size_t n, bool add)
+{
+	Name key = { s, n, NULL, 0 };
+	if (!add) {
+		Name **f = tfind(&key, &ps->names, cmp_name);
+		return f ? *f : NULL;
+	}
+	Name *nm = arena_alloc(&ps->p->arena, sizeof *nm);
+	*nm = key;
+	Name **f = tsearch(nm, &ps->names, cmp_name);
+	if (!f)
+		uir_internal_error(__FILE__, __LINE__, "out of memory");
+	return *f;
 }
 
 static Sym *lookup(Parser *ps, const char *s, size_t n)
 {
-	for (int i = ps->nscopes - 1; i >= 0; i--)
-		for (int j = 0; j < ps->scopes[i].n; j++) {
-			Sym *y = ps->scopes[i].syms[j];
-			if (strlen(y->name) == n && !memcmp(y->name, s, n))
-				return y;
-		}
-	return NULL;
+	Name *nm = find_name(ps, s, n, false);
+	return nm ? nm->visible : NULL;
 }
 
 /* The names of every buffer and alloc of the file, sorted, to tell "used before its
@@ -184,14 +231,14 @@ static bool declared_later(Parser *ps, const char *s, size_t n)
 	return bsearch(&k, ps->decl_names, (size_t)ps->ndecl_names, sizeof *ps->decl_names, cmp_str) != NULL;
 }
 
+/* A new symbol NAME in the innermost scope. A name defined twice in one scope keeps
+ * naming the first (E0103); one that shadows names the new symbol to the end of its scope. */
 static Sym *define(Parser *ps, const Token *name, SymKind kind)
 {
-	Sym *old = lookup(ps, name->s, (size_t)name->len);
+	Name *nm = find_name(ps, name->s, (size_t)name->len, true);
+	Sym *old = nm->visible;
+	bool same = old && nm->depth == ps->nscopes - 1;
 	if (old) {
-		bool same = false;
-		Scope *sc = &ps->scopes[ps->nscopes - 1];
-		for (int j = 0; j < sc->n; j++)
-			same |= sc->syms[j] == old;
 		diag_later(ps->p, name->loc, "E0103", NULL, "'%.*s' is %s (line %d)", name->len, name->s,
 			   same ? "already defined in this scope" : "already visible here: a name may not shadow another",
 			   old->loc.line);
@@ -202,12 +249,16 @@ static Sym *define(Parser *ps, const Token *name, SymKind kind)
 	y->loc = name->loc;
 	if (kind != SYM_MEM)
 		y->slot = ps->p->nslots++;
+	if (same)
+		return y;
 	Scope *sc = &ps->scopes[ps->nscopes - 1];
 	if (sc->n == sc->cap) {
 		sc->cap = sc->cap ? 2 * sc->cap : 8;
-		sc->syms = xrealloc(sc->syms, (size_t)sc->cap * sizeof *sc->syms);
+		sc->b = xrealloc(sc->b, (size_t)sc->cap * sizeof *sc->b);
 	}
-	sc->syms[sc->n++] = y;
+	sc->b[sc->n++] = (Binding){ nm, old, nm->depth };
+	nm->visible = y;
+	nm->depth = ps->nscopes - 1;
 	return y;
 }
 
@@ -437,6 +488,15 @@ static void store_target(Parser *ps, Stmt *s)
 	next(ps);
 }
 
+/* Room for one more Mem * in V (N used, *CAP allocated), doubling: linear in all. */
+static Mem **grow(Mem **v, int n, int *cap)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? 2 * *cap : 16;
+	return xrealloc(v, (size_t)*cap * sizeof *v);
+}
+
 /* decl := ('buffer' | 'alloc') NAME TYPE SIZE ['=' init] */
 static Stmt *decl(Parser *ps, bool is_alloc)
 {
@@ -523,11 +583,11 @@ static Stmt *decl(Parser *ps, bool is_alloc)
 	y->mem = m;
 	if (is_alloc) {
 		m->index = ps->p->nallocs;
-		ps->p->allocs = xrealloc(ps->p->allocs, (size_t)(ps->p->nallocs + 1) * sizeof *ps->p->allocs);
+		ps->p->allocs = grow(ps->p->allocs, ps->p->nallocs, &ps->capallocs);
 		ps->p->allocs[ps->p->nallocs++] = m;
 	} else {
 		m->index = ps->p->nbufs;
-		ps->p->bufs = xrealloc(ps->p->bufs, (size_t)(ps->p->nbufs + 1) * sizeof *ps->p->bufs);
+		ps->p->bufs = grow(ps->p->bufs, ps->p->nbufs, &ps->capbufs);
 		ps->p->bufs[ps->p->nbufs++] = m;
 	}
 	end_stmt(ps);
@@ -688,6 +748,11 @@ static Stmt *block(Parser *ps, Stmt *owner)
 	return b;
 }
 
+static void no_free(void *name)
+{
+	(void)name; /* Names live in the program's arena */
+}
+
 bool parse_program(UirProgram *p)
 {
 	Parser *ps = xcalloc(1, sizeof *ps);
@@ -703,6 +768,7 @@ bool parse_program(UirProgram *p)
 	}
 	while (ps->nscopes > 0)
 		pop_scope(ps);
+	tdestroy(ps->names, no_free);
 	free(ps->scopes);
 	free(ps);
 	return ok;

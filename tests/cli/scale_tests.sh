@@ -1,0 +1,55 @@
+#!/bin/sh
+# Inputs of a size where a cost quadratic in the input, or memory that grows with a test's
+# output, shows (docs/testing.md, "Scale tests"). Usage: scale_tests.sh UIR
+#
+# Each command runs under `timeout 60`: the sizes are chosen so that a quadratic step takes
+# minutes (the name lookup that scanned every symbol: more than 120 s for 100,000 lets,
+# 153 s for 100,000 buffers) while the linear code takes well under a second, so the bound
+# catches the quadratic cost and never a slow machine. Memory is bounded by counting (the
+# peak RSS from getrusage, through /usr/bin/python3) or by `ulimit -v`, never by time.
+uir=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# expect STATUS PATTERN-ON-STDERR -- command... (under a 60 s timeout)
+expect() {
+	want=$1 pat=$2
+	shift 2
+	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" != "$want" ]; then bad "$* exited $got, want $want"; head -c 2000 "$tmp/err"; return; fi
+	if [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err"; then bad "$*: stderr lacks '$pat'"; head -c 2000 "$tmp/err"; return; fi
+	ok
+}
+
+# ---- names: 100,000 chained lets, 100,000 and 10,000 buffers (issue 15, item 5) ----
+awk 'BEGIN { print "buffer out i32 1"; print "let v0 = 1"
+	for (i = 1; i < 100000; i++) printf "let v%d = add v%d 1\n", i, i - 1
+	print "store out 0 v99999" }' > "$tmp/lets.uir"
+expect 0 '' "$uir" check "$tmp/lets.uir"
+expect 0 '' "$uir" run --engine interp "$tmp/lets.uir"
+if [ "$(cat "$tmp/out")" = "out: 100000" ]; then ok; else bad "100,000 lets printed '$(head -c 200 "$tmp/out")'"; fi
+# the same chain inside a thread loop: every let goes through the race rules' inlining
+awk 'BEGIN { print "buffer out i32 64"; print "loop t 64 thread {"; print "  let v0 = t"
+	for (i = 1; i < 100000; i++) printf "  let v%d = add v%d 1\n", i, i - 1
+	print "  store out t v99999"; print "}" }' > "$tmp/tlets.uir"
+expect 0 '' "$uir" check "$tmp/tlets.uir"
+for n in 100000 10000; do
+	awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) printf "buffer input_buffer_%06d i32 2\n", i
+		for (i = 0; i < n; i++) printf "store input_buffer_%06d 0 (load input_buffer_%06d 1)\n", i, n - 1 - i }' > "$tmp/bufs$n.uir"
+	expect 0 '' "$uir" check "$tmp/bufs$n.uir"
+	expect 0 '' "$uir" run --engine interp "$tmp/bufs$n.uir"
+	if [ "$(wc -l < "$tmp/out")" = $n ]; then ok; else bad "$n buffers: $(wc -l < "$tmp/out") lines of output"; fi
+done
+# the scope rules are the same at this size: the last of 100,000 buffers used before its
+# declaration, and a let shadowing the first, are still found
+awk 'BEGIN { print "store b99999 0 1"
+	for (i = 0; i < 100000; i++) printf "buffer b%d i32 1\n", i
+	print "loop i 1 {"; print "  let b0 = 1"; print "}" }' > "$tmp/scope.uir"
+expect 1 "scope.uir:1:7: error\[E0102\]: 'b99999' is used before its declaration" "$uir" check "$tmp/scope.uir"
+if grep -q "scope.uir:100003:7: error\[E0103\]: 'b0' is already visible here" "$tmp/err"; then ok; else bad "no E0103 for the shadowing let: $(head -c 600 "$tmp/err")"; fi
+
+echo "scale: $pass passed, $fail failed"
+[ "$fail" = 0 ]
