@@ -247,9 +247,13 @@ void source_lines(Emitter *E, Str *b, Loc at)
 	p->err = err;
 	p->nerrors = nerrors;
 	memcpy(p->first_code, first, sizeof first);
-	const char *nl = text ? memchr(text, '\n', len) : NULL;
-	if (nl)
-		str_putn(b, nl + 1, len - (size_t)(nl + 1 - text));
+	/* drop diag()'s first line, whose path may hold newlines itself (it is diag()'s format) */
+	const char *head = at.line > 0 ? fmt_str(E->a, "%s:%d:%d: error[E0000]: \n", p->path, at.line, at.col)
+	                               : fmt_str(E->a, "%s:1:1: error[E0000]: \n", p->path);
+	size_t hl = strlen(head);
+	if (!text || len < hl || memcmp(text, head, hl))
+		uir_internal_error(__FILE__, __LINE__, "unexpected diagnostic layout");
+	str_putn(b, text + hl, len - hl);
 	free(text);
 }
 

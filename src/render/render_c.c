@@ -287,7 +287,9 @@ static void write_prelude(Emitter *E, Str *o, const RenderOptions *opt)
 	bool par = E->need & NEED_PARALLEL;
 	str_put(o, "#pragma GCC diagnostic ignored \"-Wunknown-pragmas\" /* gcc: ISO C mode never contracts */\n");
 	str_put(o, "#pragma STDC FP_CONTRACT OFF\n");
-	str_printf(o, "/* %s, rendered by `uir render%s`: portable C11.\n", E->p->path, opt->main ? " --main" : "");
+	str_put(o, "/* ");
+	str_put_comment(o, E->p->path, strlen(E->p->path)); /* a path may hold * / and newlines */
+	str_printf(o, ", rendered by `uir render%s`: portable C11.\n", opt->main ? " --main" : "");
 	str_put(o, " * Build: cc -std=c11 -O2 -pthread FILE.c -lm */\n");
 	if (par)
 		str_put(o, "#define _POSIX_C_SOURCE 200809L\n");

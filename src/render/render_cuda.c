@@ -418,7 +418,9 @@ int render_cuda(UirProgram *p, const RenderOptions *opt, Str *out, char *why, si
 	if (opt->main)
 		write_main(&E, &mainfn);
 
-	str_printf(out, "/* %s, rendered by `uir render-cuda%s`: CUDA C++.\n", p->path, opt->main ? " --main" : "");
+	str_put(out, "/* ");
+	str_put_comment(out, p->path, strlen(p->path)); /* a path may hold * / and newlines */
+	str_printf(out, ", rendered by `uir render-cuda%s`: CUDA C++.\n", opt->main ? " --main" : "");
 	str_put(out, " * nvcc -fmad=false -prec-div=true -prec-sqrt=true, or the emulator:\n"
 		     " * c++ -std=c++17 -O2 -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h -x c++ */\n");
 	str_put(out, "#include <stdint.h>\n");

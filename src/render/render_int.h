@@ -36,6 +36,11 @@ const char *str_cstr(const Str *b); /* "" when empty */
 /* Appends S as the body of a C string literal (no quotes): escapes \ " and control bytes,
  * breaks "??" trigraphs. */
 void str_put_cstring(Str *b, const char *s, size_t n);
+/* Appends S for a block comment: as str_put_cstring, and a '/' next to a '*' as \057. No
+ * byte sequence (a path with `*' '/`, newlines, a backslash) can then end the comment, start
+ * a nested one (-Wcomment), splice lines or leave the comment's line; the text reads as
+ * the string literal of S. */
+void str_put_comment(Str *b, const char *s, size_t n);
 
 /* ---- range.c: the values an i32 expression may take ---- */
 typedef struct Range {

@@ -61,7 +61,9 @@ const char *str_cstr(const Str *b)
 	return b->s ? b->s : "";
 }
 
-void str_put_cstring(Str *b, const char *s, size_t n)
+/* S as the body of a C string literal; with COMMENT, a '/' beside a '*' is written \057,
+ * so that the text can stand inside a block comment. */
+static void put_escaped(Str *b, const char *s, size_t n, bool comment)
 {
 	char prev = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -77,7 +79,8 @@ void str_put_cstring(Str *b, const char *s, size_t n)
 			str_put(b, "\\t");
 		} else if (c == '?' && prev == '?') {
 			str_put(b, "\\?");
-		} else if (c < 32 || c >= 127) {
+		} else if (c < 32 || c >= 127 ||
+			   (comment && c == '/' && ((i > 0 && s[i - 1] == '*') || (i + 1 < n && s[i + 1] == '*')))) {
 			snprintf(tmp, sizeof tmp, "\\%03o", c);
 			str_put(b, tmp);
 		} else {
@@ -85,4 +88,14 @@ void str_put_cstring(Str *b, const char *s, size_t n)
 		}
 		prev = (char)c;
 	}
+}
+
+void str_put_cstring(Str *b, const char *s, size_t n)
+{
+	put_escaped(b, s, n, false);
+}
+
+void str_put_comment(Str *b, const char *s, size_t n)
+{
+	put_escaped(b, s, n, true);
 }
