@@ -2,7 +2,7 @@
 """bulk.py - bulk differential runs of generated programs (issue 7) through uir-bulkdiff.
 
     bulk.py --bulkdiff PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
-            [--keep DIR] [--threads N] [--jit-threads N] [--mutants K]
+            [--keep DIR] [--threads N] [--jit-threads N] [--mutants K] [--casts all|none]
 
 Each job (one process) generates the programs of its seeds with uirgen.generate, K at a
 time (default 200), writes them to a temporary directory and runs uir-bulkdiff once on
@@ -16,8 +16,10 @@ first code the mutator expected. A failing program is kept in --keep (default
 `difftest.py --seeds N..N`. A batch whose uir-bulkdiff crashes or hangs is rerun from the
 first file it did not report, that file alone, to find the seed. Seeds `A..` (open) need
 --time, which stops starting batches after S seconds. Progress every ~1000 seeds; the last
-line is `bulk: N programs (general G, kernel form K), M mutants, N failed, T s`. Exit 1 when any
-failed, 77 (a skip) when uir-bulkdiff has no JIT back end. Standard library only.
+line is `bulk: N programs (general G, kernel form K, C with cast runs), M mutants, N failed, T s`. Exit 1 when any
+failed, 77 (a skip) when uir-bulkdiff has no JIT back end. --casts all gives every seed
+the generator's cast runs (uirgen.gen_castrun), none no seed (default: a quarter of the
+seeds, as uirgen draws them). Standard library only.
 """
 import argparse
 import json
@@ -138,14 +140,16 @@ def check_batch(cfg, files):
 def run_one_batch(cfg, work, batch, counts):
     """Generates and checks the seeds of BATCH. Returns [(seed, why)] of the failures and
     the log records."""
-    files, modes, nmut, mnames = {}, {}, {}, {}
+    files, modes, nmut, mnames, casts = {}, {}, {}, {}, {}
     for s in batch:
-        prog, info = uirgen.generate(s)
+        prog, info = uirgen.generate(s, casts=cfg.get('casts'))
         f = os.path.join(work, 'seed%d.uir' % s)
         with open(f, 'w') as fh:
             fh.write(prog.text())
         files[f], modes[s] = s, info.mode
         counts[info.mode] += 1
+        counts['casts'] = counts.get('casts', 0) + (1 if info.casts else 0)
+        casts[s] = info.casts
         # the mutants difftest.py checks for this seed: the same rng, so the same mutants
         rng = random.Random(s * 7919 + 1)
         ms = uirmut.mutants(prog, info, rng, cfg['mutants']) if cfg['mutants'] > 0 else []
@@ -172,8 +176,8 @@ def run_one_batch(cfg, work, batch, counts):
         os.unlink(f)
     for s in batch:
         sf = seed_fails[s]
-        logs.append({'seed': s, 'mode': modes[s], 'ok': not sf, 'why': sf[0] if sf else '',
-                     'mutants': nmut[s], 'failed': len(sf)})
+        logs.append({'seed': s, 'mode': modes[s], 'casts': casts[s], 'ok': not sf,
+                     'why': sf[0] if sf else '', 'mutants': nmut[s], 'failed': len(sf)})
     return fails, logs
 
 
@@ -295,6 +299,8 @@ def main(argv):
     ap.add_argument('--threads', type=int, default=4)
     ap.add_argument('--jit-threads', type=int, default=2)
     ap.add_argument('--mutants', type=int, default=3, help='mutants checked per seed (3; 0: none)')
+    ap.add_argument('--casts', choices=['all', 'none'], default=None,
+                    help='cast runs in every seed or in none (default: as uirgen draws them)')
     o = ap.parse_args(argv)
     a, b = seed_range(ap, o)
     probe = subprocess.run([o.bulkdiff, '-'], input='', capture_output=True, text=True)
@@ -305,15 +311,17 @@ def main(argv):
     deadline = t0 + o.time if o.time is not None else float('inf')
     cfg = {'bulkdiff': os.path.abspath(o.bulkdiff), 'batch': o.batch, 'keep': o.keep,
            'threads': o.threads, 'jit_threads': o.jit_threads,
-           'a': a, 'b': b, 'jobs': o.jobs, 'mutants': o.mutants}
+           'a': a, 'b': b, 'jobs': o.jobs, 'mutants': o.mutants,
+           'casts': None if o.casts is None else o.casts == 'all'}
     total = b - a + 1 if b is not None else None
     results = run_jobs(job, cfg, deadline, total, t0, o.log)
     gen = sum(c['general'] for c, _ in results)
     ker = sum(c['kernel'] for c, _ in results)
     nmut = sum(c['mutants'] for c, _ in results)
     nfail = sum(len(f) for _, f in results)
-    print('bulk: %d programs (general %d, kernel form %d), %d mutants, %d failed, %.0f s' %
-          (gen + ker, gen, ker, nmut, nfail, time.time() - t0))
+    ncast = sum(c.get('casts', 0) for c, _ in results)
+    print('bulk: %d programs (general %d, kernel form %d, %d with cast runs), %d mutants, %d failed, %.0f s' %
+          (gen + ker, gen, ker, ncast, nmut, nfail, time.time() - t0))
     return 1 if nfail else 0
 
 

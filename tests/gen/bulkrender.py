@@ -5,7 +5,7 @@ ptxas, each against the reference interpreter.
 
     bulkrender.py --uir PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
                   [--keep DIR] [--timeout S] [--cc CC] [--cxx CXX] [--ptxas PATH]
-                  [--strict-merge] [--opt LEVELS]
+                  [--strict-merge] [--opt LEVELS] [--casts all|none]
 
 uir-bulkdiff (bulk.py) checks the interpreter and the JIT in one process; the code
 generators need a compiler run per program, and that is what costs (gcc -O2 on a generated
@@ -336,7 +336,7 @@ def run_batch(cfg, work, batch, counts):
     fails, modes, ref, has, units = {}, {}, {}, {}, []
     c_units, cu_units = [], []
     for s in batch:
-        prog, info = uirgen.generate(s)
+        prog, info = uirgen.generate(s, casts=cfg.get('casts'))
         modes[s] = info.mode
         todo = [(str(s), prog)]
         fv = difftest.fault_variant(prog, info, s) if s % 4 == 0 else None
@@ -418,6 +418,8 @@ def main(argv):
     ap.add_argument('--opt', default='2',
                     help='optimization levels of the C and C++ compiles, comma-separated, taken '
                          'in turn batch by batch (2; e.g. 0,2)')
+    ap.add_argument('--casts', choices=['all', 'none'], default=None,
+                    help="the generator's cast runs in every seed or in none (default: as uirgen draws them)")
     o = ap.parse_args(argv)
     a, b = seed_range(ap, o)
     opts = o.opt.split(',')
@@ -431,7 +433,7 @@ def main(argv):
     cfg = {'uir': os.path.abspath(o.uir), 'batch': o.batch, 'keep': o.keep, 'timeout': o.timeout,
            'cc': o.cc.split(), 'cxx': o.cxx.split(), 'ptxas': ptxas, 'strict_merge': o.strict_merge,
            'emu': os.path.join(ROOT, 'runtime', 'uir_cuda_emu.h'), 'a': a, 'b': b, 'jobs': o.jobs,
-           'opts': opts}
+           'opts': opts, 'casts': None if o.casts is None else o.casts == 'all'}
     results = run_jobs(job, cfg, deadline, b - a + 1 if b is not None else None, t0, o.log,
                        'bulkrender', 500)
     tot = {k: sum(c[k] for c, _ in results) for k in results[0][0]}

@@ -3,7 +3,7 @@
 
     difftest.py [--uir PATH] [--srcroot DIR] [--seeds A..B] [--time SECONDS] [--jobs N]
                 [--mutants K] [--save DIR] [--out DIR] [--avoid KNOB]... [--no-shrink]
-                [--timeout S] [-v]
+                [--timeout S] [--casts all|none] [-v]
 
 For each seed: generate a valid program (uirgen.py), `uir check` it (it must pass; and
 `check --strict` must pass when the program uses no extension, and `check` must pass
@@ -134,6 +134,7 @@ class Config:
         self.save = args.save
         self.out = args.out
         self.avoid = args.avoid or []
+        self.casts = None if args.casts is None else args.casts == 'all'
         self.backends = []
         self.cc = os.environ.get('CC', 'cc').split()
         self.cxx = os.environ.get('CXX', 'c++').split()
@@ -709,7 +710,7 @@ def signature(fl):
 def test_seed(cfg, seed):
     """Everything for one seed; returns a summary dict."""
     t0 = time.time()
-    prog, info = G.generate(seed)
+    prog, info = G.generate(seed, casts=cfg.casts)
     kernel_mode = info.mode == 'kernel'
     work = Work(cfg, 's%d' % seed)
     fails = []
@@ -851,6 +852,8 @@ def main(argv):
     ap.add_argument('--shrink-time', type=float, default=120, help='seconds per failure')
     ap.add_argument('--timeout', type=float, default=20, help='seconds per command')
     ap.add_argument('--log', default=None, help='append one JSON line per seed to this file')
+    ap.add_argument('--casts', choices=['all', 'none'], default=None,
+                    help="the generator's cast runs in every seed or in none (default: as uirgen draws them)")
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args(argv[1:])
     if args.uir is None:

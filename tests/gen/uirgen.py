@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """uirgen.py - random valid .uir programs from a seed, valid by construction.
 
-    uirgen.py SEED [--kernel-form | --general] [--strict] [--meta]
+    uirgen.py SEED [--kernel-form | --general] [--strict] [--casts | --no-casts]
 
-prints one program. As a module, generate(seed, mode=None, strict=None) returns
+prints one program. As a module, generate(seed, mode=None, strict=None, casts=None) returns
 (Program, Info): the syntax tree (uirast.py) and what the generator knows about it (every
 memory access with the race-rule role it was given in each checked code, the checks, the
 kernels and phases, the typed op nodes), which the mutator (uirmut.py) uses to break exactly
@@ -51,6 +51,12 @@ BYTES = {'bool': 1, 'i8': 1, 'u8': 1, 'i32': 4, 'u32': 4, 'f32': 4, 'i64': 8, 'u
 RANGE = {'i8': (-128, 127), 'u8': (0, 255), 'i32': (-2 ** 31, 2 ** 31 - 1),
          'u32': (0, 2 ** 32 - 1), 'i64': (-2 ** 63, 2 ** 63 - 1), 'u64': (0, 2 ** 64 - 1)}
 WIDTHS = [2, 4, 8, 16]
+# cast runs (gen_castrun): the share of seeds that have them (a generator of their own
+# decides; generate(casts=True) for every seed), and the types of their chains
+CAST_SHARE = 0.25
+CHAIN_SRCS = ['i8'] * 4 + ['i32'] * 3 + ['i64', 'u8', 'u32', 'u64', 'bool', 'f32', 'f64']
+CHAIN_MIDS = ['u32'] * 3 + ['u64'] * 3 + ['i32', 'i64', 'i8', 'u8']
+CHAIN_DSTS = ['f32'] * 4 + ['f64'] * 4 + ['u8', 'i8', 'u32', 'i32', 'u64', 'i64']
 
 INT_EDGES = {
     'i8': [-128, 127, -1, 0, 1, 2, 7, 8, 100, -100],
@@ -263,6 +269,7 @@ class Info:
         self.lit_nodes = []  # typed literal atoms (meta ty)
         self.offset_lets = set()  # names of lets that hold one store's offset
         self.mode = None
+        self.casts = False
         self.strict = False
         self.extensions = False
 
@@ -280,6 +287,9 @@ class Env:
         self.unroll = 1
         self.ctx = 'top'
         self.seg = None
+        self.pref = None  # in a cast run: hi -> the offset free_offset gives first, or None
+        self.csrc = None  # in a cast run: its input memory, loaded first
+        self.low = None  # in a cast run: its loop, the lowest digit of the forms it makes
 
     def loop_by_uid(self, uid):
         for lp in reversed(self.loops):
@@ -295,12 +305,16 @@ class Env:
 class Gen:
     """One program's generation from one seed."""
 
-    def __init__(self, seed, mode=None, strict=None):
+    def __init__(self, seed, mode=None, strict=None, casts=None):
         self.rng = random.Random(seed)
         rng = self.rng
         self.mode = mode or ('kernel' if rng.random() < 0.4 else 'general')
         self.strict = strict if strict is not None else (rng.random() < 0.15)
+        # cast runs: drawn from a generator of their own, so that a seed without them makes
+        # the program it made before they existed
+        self.casts = casts if casts is not None else random.Random(seed * 1000003 + 15).random() < CAST_SHARE
         self.info = Info()
+        self.info.casts = self.casts
         self.info.mode = self.mode
         self.info.strict = self.strict
         self.mems = []
@@ -312,6 +326,7 @@ class Gen:
         self.total_elems = 0
         self.env = Env()
         self.extensions = False
+        self.last_store_mem = None  # the memory of gen_store's last store
 
     # ---------------------------------------------------------------- names and memories
 
@@ -429,6 +444,10 @@ class Gen:
         Used where no race rule constrains the offset."""
         rng = self.rng
         env = self.env
+        if env.pref is not None and rng.random() < 0.85:
+            e = env.pref(hi)
+            if e is not None:
+                return e
         idx = [lp for lp in env.loops if lp.maxv >= 0]
         r = rng.random()
         if hi == 0 or r < 0.2 or (not idx and r < 0.6):
@@ -620,6 +639,10 @@ class Gen:
                     else:
                         terms.append([lp, 'mod', rng.randint(2, n)])
             rng.shuffle(terms)
+            run = env.low if env.low is not None and any(lp.uid == env.low.uid for lp in cand) else None
+            if run is not None:
+                # a cast run's loop: the lowest digit, so that its iterations are consecutive
+                terms = [[run, 'id', 1]] + [t for t in terms if t[0].uid != run.uid]
             digits = [Term(lp, tr, d, 0) for lp, tr, d in terms]
             order = list(digits)
             if guard:
@@ -631,6 +654,8 @@ class Gen:
             for dg in order:
                 low = acc + 1
                 r = rng.random()
+                if run is not None and dg is order[0] and dg != 'G' and dg.loop.uid == run.uid:
+                    r = 0.0  # coefficient `low`: the width of the access
                 if r < 0.55:
                     coef = low
                 elif r < 0.8:
@@ -831,10 +856,14 @@ class Gen:
     def loadable(self, ty):
         return [m for m in self.mems if m.ty == ty and self.usable(m)]
 
-    def gen_load(self, ty, w):
+    def gen_load(self, ty, w, prefer=None):
+        """A load of type ty and width w from one of (up to) four memories, PREFER first."""
         rng = self.rng
         mems = self.loadable(ty)
         rng.shuffle(mems)
+        if prefer in mems:
+            mems.remove(prefer)
+            mems.insert(0, prefer)
         for m in mems[:4]:
             off, acc = self.access(m, 'load', w)
             if off is not None:
@@ -908,7 +937,11 @@ class Gen:
             choices += ['math'] * 3 + ['fma']
         if ty == 'bool':
             choices += ['cmp'] * 5 + ['bits'] * 2 + ['select', 'cast']
+        if self.casts and ty != 'bool':
+            choices += ['chain'] * 2
         k = rng.choice(choices)
+        if k == 'chain':
+            return self.cast_chain(ty, w, d)
         e = None
         if k == 'arith':
             o = rng.choice(['add', 'sub', 'mul', 'div', 'mod', 'min', 'max'])
@@ -955,6 +988,138 @@ class Gen:
         e.meta.update(ty=ty, w=w)
         self.info.ops.append(e)
         return e
+
+    def typed(self, e, ty, w):
+        """E (an op node) with its type, recorded for the mutator."""
+        e.meta.update(ty=ty, w=w)
+        self.info.ops.append(e)
+        return e
+
+    def cast_chain(self, ty, w, depth=1):
+        """A value of ty made by a chain of casts and bitcasts through narrow and unsigned
+        integer types from a (mostly loaded, mostly signed and narrow) source, with now and
+        then an op that leaves many sign bits (shr, neg, sub) on the way: the class where
+        LLVM 19's SLP vectoriser dropped a sign extension under uitofp (docs/llvm.md,
+        "Exact conversions")."""
+        rng = self.rng
+        focus = ty in FLOATS and rng.random() < 0.5
+        src = rng.choice(['i8', 'i8', 'i32', 'i64'] if focus else CHAIN_SRCS)
+        csrc = self.env.csrc
+        if csrc is not None and self.usable(csrc) and rng.random() < 0.7:
+            src = csrc.ty
+        x = None
+        if rng.random() < 0.8:
+            x = self.gen_load(src, w, prefer=csrc)
+        if x is None:
+            x = self.expr(src, w, min(depth, 1), False)
+        cur = src
+        if focus:
+            # a signed source through u32 or u64 to a float: the LLVM 19 pattern
+            mids = [rng.choice(['i32', 'i64', 'u32', 'u64'])] if rng.random() < 0.3 else []
+            mids.append(rng.choice(['u32', 'u64']))
+        else:
+            mids = [rng.choice(CHAIN_MIDS) for _ in range(rng.choice([1, 1, 2, 2, 3]))]
+        for nxt in mids:
+            if cur in INTS and rng.random() < 0.3:
+                x = self.sign_op(x, cur, w)
+            if nxt == cur:
+                continue
+            if cur in INTS and BYTES[nxt] == BYTES[cur] and rng.random() < 0.5:
+                x = self.typed(A.op('bitcast', nxt, x), nxt, w)
+            else:
+                x = self.typed(A.op('cast', nxt, x), nxt, w)
+            cur = nxt
+        if cur != ty:
+            if cur in INTS and rng.random() < 0.2:
+                x = self.sign_op(x, cur, w)
+            x = self.typed(A.op('cast', ty, x), ty, w)
+        return x
+
+    def sign_op(self, x, ty, w):
+        """X of int type ty through an op whose result has many sign bits (or high zeros)."""
+        rng = self.rng
+        bits = 8 * BYTES[ty]
+        r = rng.random()
+        if r < 0.5:
+            k = rng.choice([1, bits // 4, bits // 2, bits - 2, bits - 1, rng.randint(1, bits - 1)])
+            e = A.op('shr', x, self.lane_lit(ty, w, str(k)))
+        elif r < 0.7:
+            e = A.op('neg', x)
+        elif r < 0.85:
+            e = A.op('sub', x, self.lane_lit(ty, w, str(rng.choice([1, 2, 100]))))
+        else:
+            e = A.op(rng.choice(['min', 'max']), x, self.lane_lit(ty, w, str(rng.choice([0, 1, -1] if ty[0] == 'i' else [0, 1, 200]))))
+        return self.typed(e, ty, w)
+
+    def lane_lit(self, ty, w, text):
+        """The untyped literal TEXT as an operand of type ty and width w (splatted)."""
+        if w == 0:
+            return A.atom(text)
+        return self.typed(A.op('splat.%d' % w, A.atom(text)), ty, w)
+
+    def gen_castrun(self):
+        """A run of stores of cast chains that LLVM may vectorise: a short loop (2, 4 or 8
+        iterations, `unroll` now and then) or the same number of stores in straight-line
+        code, whose offsets the run prefers to make consecutive (i, i + c, or literals c + j)
+        where no race rule decides them."""
+        rng = self.rng
+        env = self.env
+        n = rng.choice([2, 2, 4, 4, 8, 8, 3, 16])
+        ty = rng.choice(CHAIN_DSTS)
+        width = 0 if rng.random() < 0.8 else rng.choice([2, 4, 8])
+        old = env.pref, env.csrc
+        if rng.random() < 0.6 and self.total_elems < 5000:
+            # an input of its own, with negative values (most of the class needs them)
+            src = rng.choice(['i8', 'i8', 'i32', 'i64'])
+            size = n * max(width, 1) + rng.choice([0, 1, 4])
+            m = self.new_mem(src, size, const=True)
+            if size > 48 or rng.random() < 0.5:
+                m.init = 'random %d' % rng.randint(0, 2 ** 32 - 1)
+            else:
+                m.init = '[' + ' '.join(lit_int(rng, src, rng.choice(INT_EDGES[src] + [-37, -2, -1]), False)
+                                        for _ in range(size)) + ']'
+            env.csrc = m
+        if rng.random() < 0.6:
+            def body():
+                lp = env.loops[-1]
+                c = rng.choice([0, 0, 0, 1, 4])
+                step = max(width, 1)
+
+                def pref(hi, lp=lp, c=c):
+                    # i * step + c, for a load or store of the run's width; others go on
+                    if lp.maxv * step + c > hi:
+                        return None
+                    e = A.atom(lp.name) if step == 1 else A.op('mul', lp.name, str(step))
+                    return e if c == 0 else A.op('add', e, str(c))
+                env.pref = pref
+                env.low = lp
+                out = []
+                for _ in range(rng.randint(1, 3)):
+                    out.extend(self.gen_store(ty=rng.choice([ty, ty, rng.choice(CHAIN_DSTS)]),
+                                              width=width, value=self.cast_chain, cap=n * step + 4,
+                                              target='fresh' if rng.random() < 0.6 else None) or [])
+                env.low = None
+                return out
+            st = self.plain_loop_stmt(body, bound=n)
+            env.pref, env.csrc = old
+            return [st]
+        # straight-line: n stores of one shape (the generator's state is the same for each,
+        # only the preferred offsets differ), as a vectoriser wants them
+        base = rng.choice([0, 0, 1, 4])
+        step = max(width, 1)
+        out = []
+        target = 'fresh' if rng.random() < 0.6 else None
+        state = rng.getstate()
+        for j in range(n):
+            rng.setstate(state)
+            env.pref = lambda hi, j=j: A.atom(str(base + j * step)) if base + j * step <= hi else None
+            self.last_store_mem = None
+            st = self.gen_store(ty=ty, width=width, value=self.cast_chain, cap=base + n * step, target=target)
+            if st and j == 0:
+                target = self.last_store_mem
+            out.extend(st or [])
+        env.pref, env.csrc = old
+        return out
 
     # ---------------------------------------------------------------- statements
 
@@ -1026,14 +1191,24 @@ class Gen:
             return True
         return seg is not None and seg['uid'] == m.intent
 
-    def gen_store(self, atomic=False):
+    def gen_store(self, atomic=False, ty=None, width=None, value=None, cap=0, target=None):
+        """A store (or atomic) to a memory of a random type; ty, width: those of the store
+        instead, value(ty, width): its value, cap: the least size of a fresh memory,
+        target: a Mem to try first, or 'fresh' for a new memory. Returns the statements."""
         rng = self.rng
         env = self.env
-        width = 0 if atomic else self.store_width()
+        if width is None:
+            width = 0 if atomic else self.store_width()
         tys = INTS if atomic else TYPES
-        ty = rng.choice(tys)
+        if ty is None:
+            ty = rng.choice(tys)
         mems = [m for m in self.mems if m.ty == ty and not m.const and self.usable(m)]
         rng.shuffle(mems)
+        if target == 'fresh':
+            mems = []
+        elif target in mems:
+            mems.remove(target)
+            mems.insert(0, target)
         if atomic and env.checks and rng.random() < 0.6:
             # prefer memories this check already updates atomically (two updates, one op)
             c = env.checks[-1]
@@ -1054,14 +1229,17 @@ class Gen:
                     return None
                 need = f.maxval() + 1
             else:
-                need = rng.choice([1, 4, 8, 16, 33, 64, 200])
+                need = max(cap, rng.choice([1, 4, 8, 16, 33, 64, 200]))
             mem = self.new_mem_for(ty, width, need)
             if mem is None or not self.usable(mem):
                 return None
             off, acc = self.access(mem, kind, width)
             if off is None:
                 return None
-        if width:
+        self.last_store_mem = mem
+        if value is not None:
+            val = value(ty, width)
+        elif width:
             val = self.expr(ty, width, rng.randint(0, 3), True)
             if val.op is None and val.meta.get('untyped'):
                 val = A.op('splat.%d' % width, val, ty=ty, w=width) if ty != 'bool' else self.expr(ty, width, 1, False)
@@ -1082,12 +1260,17 @@ class Gen:
             st.args[1] = A.atom(name)
         return out
 
-    def plain_loop_stmt(self, body_fn, allow_unroll=True):
-        """A plain or unroll loop around body_fn(); returns the Stmt."""
+    def plain_loop_stmt(self, body_fn, allow_unroll=True, bound=None):
+        """A plain or unroll loop around body_fn() (of BOUND iterations, when given);
+        returns the Stmt."""
         rng = self.rng
         env = self.env
         unroll = allow_unroll and rng.random() < 0.3
-        if unroll:
+        if bound is not None:
+            n = bound if not unroll or env.unroll * bound <= 4096 else 1
+            bound = A.atom(str(n))
+            lit, maxv = n, n - 1
+        elif unroll:
             n = rng.choice([1, 2, 3, 4, 8]) if rng.random() < 0.9 else rng.choice([16, 64])
             if env.unroll * n > 4096:
                 n = 1
@@ -1260,6 +1443,8 @@ class Gen:
         checked = ctx in ('thread', 'phase')
         if checked and not self.strict:
             kinds += ['one'] * 2 + ['guard'] * 2
+        if self.casts:
+            kinds += ['castrun'] * 3
         if ctx == 'top':
             if self.mode == 'kernel':
                 return self.gen_kernel()
@@ -1267,6 +1452,8 @@ class Gen:
         k = rng.choice(kinds)
         if k == 'let':
             return [self.gen_let()]
+        if k == 'castrun':
+            return self.gen_castrun()
         if k == 'store':
             return self.gen_store()
         if k == 'atomic':
@@ -1471,12 +1658,14 @@ class Gen:
         return prog
 
 
-def generate(seed, mode=None, strict=None):
+def generate(seed, mode=None, strict=None, casts=None):
     """A valid program from seed: (Program, Info). mode 'kernel' (kernel form) or 'general';
-    strict: no extension of the race rules (spec 8.2 'Strict mode'). None picks from seed."""
-    g = Gen(seed, mode, strict)
+    strict: no extension of the race rules (spec 8.2 'Strict mode'); casts: cast runs and
+    cast chains (gen_castrun). None picks from seed."""
+    g = Gen(seed, mode, strict, casts)
     prog = g.program()
-    tag = '# generated by uirgen.py seed %d mode %s%s' % (seed, g.mode, ' strict' if g.strict else '')
+    tag = '# generated by uirgen.py seed %d mode %s%s%s' % (seed, g.mode, ' strict' if g.strict else '',
+                                                         ' casts' if g.casts else '')
     prog.header = [tag]
     A.number_nodes(prog)
     info = g.info
@@ -1490,6 +1679,7 @@ def generate(seed, mode=None, strict=None):
 def main(argv):
     mode = None
     strict = None
+    casts = None
     seed = None
     for a in argv[1:]:
         if a == '--kernel-form':
@@ -1498,15 +1688,17 @@ def main(argv):
             mode = 'general'
         elif a == '--strict':
             strict = True
+        elif a in ('--casts', '--no-casts'):
+            casts = a == '--casts'
         elif a.lstrip('-').isdigit() and seed is None:
             seed = int(a)
         else:
-            sys.stderr.write('usage: uirgen.py SEED [--kernel-form|--general] [--strict]\n')
+            sys.stderr.write('usage: uirgen.py SEED [--kernel-form|--general] [--strict] [--casts|--no-casts]\n')
             return 64
     if seed is None:
-        sys.stderr.write('usage: uirgen.py SEED [--kernel-form|--general] [--strict]\n')
+        sys.stderr.write('usage: uirgen.py SEED [--kernel-form|--general] [--strict] [--casts|--no-casts]\n')
         return 64
-    prog, _ = generate(seed, mode, strict)
+    prog, _ = generate(seed, mode, strict, casts)
     sys.stdout.write(prog.text())
     return 0
 
