@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,6 +75,11 @@ static bool parse_speed(const char *rest, UtSpec *spec)
 	return true;
 }
 
+static int cmp_expect(const void *a, const void *b)
+{
+	return strcmp(((const UtExpect *)a)->name, ((const UtExpect *)b)->name);
+}
+
 /* `# expect NAME: v0 v1 ...` (REST is what follows "# expect "). */
 static bool parse_expect(const char *rest, int line, UtSpec *spec)
 {
@@ -84,6 +90,7 @@ static bool parse_expect(const char *rest, int line, UtSpec *spec)
 	if (*p && *p != ' ' && *p != '\t')
 		return false;
 	UtExpect e = { ut_format("%.*s", (int)(colon - rest), rest), NULL, 0, line };
+	size_t cap = 0;
 	for (;;) {
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -92,17 +99,26 @@ static bool parse_expect(const char *rest, int line, UtSpec *spec)
 		const char *q = p;
 		while (*q && *q != ' ' && *q != '\t')
 			q++;
-		e.vals = ut_xrealloc(e.vals, ((size_t)e.nvals + 1) * sizeof *e.vals);
+		if ((size_t)e.nvals == cap)
+			e.vals = ut_xrealloc(e.vals, (cap = cap ? 2 * cap : 16) * sizeof *e.vals);
 		e.vals[e.nvals++] = ut_format("%.*s", (int)(q - p), p);
 		p = q;
 	}
-	for (int i = 0; i < spec->nexpects; i++)
-		if (strcmp(spec->expects[i].name, e.name) == 0) {
-			set_bad(spec, ut_format("two # expect lines for buffer %s (lines %d and %d)",
-			                        e.name, spec->expects[i].line, line));
-			break;
-		}
-	spec->expects = ut_xrealloc(spec->expects, ((size_t)spec->nexpects + 1) * sizeof e);
+	/* the names seen so far, in a tree (glibc's tsearch): one look-up per line */
+	UtExpect *key = ut_xmalloc(sizeof *key);
+	*key = e;
+	UtExpect **found = tsearch(key, &spec->names, cmp_expect);
+	if (!found)
+		ut_xmalloc(SIZE_MAX); /* out of memory: the runner's message and exit */
+	if (*found != key) {
+		set_bad(spec, ut_format("two # expect lines for buffer %s (lines %d and %d)",
+		                        e.name, (*found)->line, line));
+		free(key);
+	}
+	if ((size_t)spec->nexpects == spec->capexpects) {
+		spec->capexpects = spec->capexpects ? 2 * spec->capexpects : 8;
+		spec->expects = ut_xrealloc(spec->expects, spec->capexpects * sizeof e);
+	}
 	spec->expects[spec->nexpects++] = e;
 	return true;
 }
@@ -174,6 +190,8 @@ void ut_parse_spec(const char *text, size_t len, UtSpec *spec)
 		free(line);
 		i = end + 1;
 	}
+	tdestroy(spec->names, free);
+	spec->names = NULL;
 	settle(spec);
 }
 

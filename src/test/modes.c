@@ -658,6 +658,26 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 	return a.v;
 }
 
+/* ---- where outputs go ---- */
+
+char *ut_step_spill(UtConfig *cfg, UtTest *t, UtStep step)
+{
+	const char *name;
+	switch (step) {
+	case UT_STEP_RUN: name = "run.out"; break; /* kept for the steps after it */
+	case UT_STEP_RUN_JIT:
+	case UT_STEP_EXEC_C:
+	case UT_STEP_EXEC_CUDA:
+	case UT_STEP_SPEED_EXEC:
+	case UT_STEP_PTX: name = "step.out"; break; /* compared with run.out, then replaced */
+	case UT_STEP_RENDER: name = "prog.c"; break;
+	case UT_STEP_RENDER_CUDA: name = "prog.cu"; break;
+	default: return NULL;
+	}
+	const char *dir = test_dir(cfg, t);
+	return dir ? ut_format("%s/%s", dir, name) : NULL;
+}
+
 /* ---- judging ---- */
 
 void ut_step_record(UtTest *t, char **argv, const UtChild *c)
@@ -684,8 +704,9 @@ void ut_step_record(UtTest *t, char **argv, const UtChild *c)
 		ut_buf_add(d, b->data, end);
 		if (end && b->data[end - 1] != '\n')
 			ut_buf_puts(d, "\n");
-		if (end < b->len || b->truncated)
-			ut_buf_printf(d, "... (%zu more bytes)\n", b->len - end);
+		uint64_t total = k ? b->len : c->out_total; /* stdout: all it printed */
+		if (end < total || b->truncated)
+			ut_buf_printf(d, "... (%llu more bytes)\n", (unsigned long long)(total - end));
 	}
 }
 
@@ -789,10 +810,54 @@ static bool judge_fault(UtTest *t, char **argv, const UtChild *c)
 		free(text);
 		return fail(t, argv, c, msg);
 	}
-	if (c->out.len)
+	if (c->out_total)
 		return fail(t, argv, c, ut_strdup("run faulted (E0601) but printed on standard "
 		                                  "output"));
 	return true;
+}
+
+bool ut_spilled(UtTest *t, UtStep step, char **argv, const UtChild *c)
+{
+	if (!c->spill_path)
+		return true;
+	if (c->spill_full)
+		return fail(t, argv, c, ut_format("%s printed more than %llu GiB", ut_step_name(step),
+		                                  (unsigned long long)(UT_SPILL_LIMIT >> 30)));
+	if (c->spill_err)
+		return fail(t, argv, c, ut_format("cannot write %s: %s", c->spill_path, strerror(c->spill_err)));
+	return true;
+}
+
+/* The output file PATH opened to read, or NULL with TEST failed. */
+static FILE *open_output(UtTest *t, char **argv, const UtChild *c, const char *path)
+{
+	FILE *f = fopen(path, "rbe");
+	if (!f)
+		fail(t, argv, c, ut_format("cannot read %s: %s", path, strerror(errno)));
+	return f;
+}
+
+bool ut_compare_outputs(UtTest *t, char **argv, const UtChild *c, const char *who_ref, const char *who,
+                        const char *prefix)
+{
+	FILE *ref = NULL, *got = NULL;
+	if (t->run_path && !(ref = open_output(t, argv, c, t->run_path)))
+		return false;
+	if (c->spill_path && !(got = open_output(t, argv, c, c->spill_path))) {
+		if (ref)
+			fclose(ref);
+		return false;
+	}
+	char *diff = ut_diff_files(ref, who_ref, got, who);
+	if (ref)
+		fclose(ref);
+	if (got)
+		fclose(got);
+	if (!diff)
+		return true;
+	char *msg = ut_format("%s%s", prefix, diff);
+	free(diff);
+	return fail(t, argv, c, msg);
 }
 
 static bool judge_run(UtTest *t, char **argv, const UtChild *c)
@@ -805,14 +870,18 @@ static bool judge_run(UtTest *t, char **argv, const UtChild *c)
 		return judge_fault(t, argv, c);
 	if (ut_exit_code(c->status) != 0)
 		return fail_status(t, UT_STEP_RUN, argv, c);
-	if (c->out.truncated)
-		return fail(t, argv, c, ut_format("run printed more than %zu bytes", c->out.limit));
-	t->run_len = c->out.len;
-	t->run_out = ut_xmalloc(c->out.len + 1);
-	memcpy(t->run_out, c->out.data ? c->out.data : "", c->out.len);
-	t->run_out[c->out.len] = '\0';
+	if (!ut_spilled(t, UT_STEP_RUN, argv, c))
+		return false;
+	t->run_path = ut_strdup(c->spill_path);
+	int n = 0;
 	UtBuf fails = { 0 };
-	int n = ut_check_expects(t->path, &t->spec, t->run_out, t->run_len, &fails);
+	if (t->spec.nexpects) {
+		FILE *out = open_output(t, argv, c, t->run_path);
+		if (!out)
+			return false;
+		n = ut_check_expects(t->path, &t->spec, out, &fails);
+		fclose(out);
+	}
 	if (n == 0)
 		return true;
 	char *first = ut_first_line(fails.data, fails.len, 400);
@@ -870,13 +939,10 @@ static bool judge_run_jit(UtTest *t, char **argv, const UtChild *c)
 		                                  "jit ran to the end"));
 	if (!fault && code != 0)
 		return fail_status(t, UT_STEP_RUN_JIT, argv, c);
-	if (c->out.truncated)
-		return fail(t, argv, c, ut_format("run --engine jit printed more than %zu bytes",
-		                                  c->out.limit));
-	char *diff = ut_diff_outputs(t->run_out ? t->run_out : "", t->run_len, "interp",
-	                             c->out.data ? c->out.data : "", c->out.len, "jit");
-	if (!diff && fault)
-		diff = diff_stderr(t->run_err ? t->run_err : "", t->run_err_len, err, c->err.len);
+	if (!ut_spilled(t, UT_STEP_RUN_JIT, argv, c) ||
+	    !ut_compare_outputs(t, argv, c, "interp", "jit", "jit differs from interp: "))
+		return false;
+	char *diff = fault ? diff_stderr(t->run_err ? t->run_err : "", t->run_err_len, err, c->err.len) : NULL;
 	if (!diff)
 		return true;
 	char *msg = ut_format("jit differs from interp: %s", diff);
@@ -889,14 +955,11 @@ static bool judge_render(UtConfig *cfg, UtTest *t, UtStep step, char **argv, con
 {
 	if (ut_exit_code(c->status) != 0)
 		return fail_status(t, step, argv, c);
-	if (c->out.truncated)
-		return fail(t, argv, c, ut_format("%s printed more than %zu bytes", ut_step_name(step),
-		                                  c->out.limit));
+	if (!ut_spilled(t, step, argv, c))
+		return false;
 	const char *dir = test_dir(cfg, t);
-	const char *name = step == UT_STEP_RENDER ? "prog.c" : "prog.cu";
-	if (!dir || !write_file(t, dir, name, c->out.data ? c->out.data : "", c->out.len) ||
-	    (step == UT_STEP_RENDER_CUDA &&
-	     !write_file(t, dir, "uir_cuda_emu.h", ut_cuda_emu_header, ut_cuda_emu_header_len))) {
+	if (!dir || (step == UT_STEP_RENDER_CUDA &&
+	             !write_file(t, dir, "uir_cuda_emu.h", ut_cuda_emu_header, ut_cuda_emu_header_len))) {
 		ut_step_record(t, argv, c);
 		return false;
 	}
@@ -909,13 +972,10 @@ static bool judge_exec(UtTest *t, UtStep step, char **argv, const UtChild *c)
 	if (ut_exit_code(c->status) != 0)
 		return fail_status(t, step, argv, c);
 	const char *who = step == UT_STEP_EXEC_C ? "rendered C" : "rendered CUDA";
-	char *diff = ut_diff_outputs(t->run_out ? t->run_out : "", t->run_len, "run",
-	                             c->out.data ? c->out.data : "", c->out.len, who);
-	if (!diff)
-		return true;
-	char *msg = ut_format("%s differs from run: %s", who, diff);
-	free(diff);
-	return fail(t, argv, c, msg);
+	char *prefix = ut_format("%s differs from run: ", who);
+	bool ok = ut_spilled(t, step, argv, c) && ut_compare_outputs(t, argv, c, "run", who, prefix);
+	free(prefix);
+	return ok;
 }
 
 /* `# cuda speed: X` on a GPU: the first launch's output must be run's, and the timing main
@@ -952,7 +1012,7 @@ static bool judge_cuda_invalid(UtTest *t, char **argv, const UtChild *c)
 		                                  "(exit 2, not kernel form), but it rendered it"));
 	if (code != 2)
 		return fail_status(t, UT_STEP_CUDA_INVALID, argv, c);
-	if (c->out.len)
+	if (c->out_total)
 		return fail(t, argv, c, ut_strdup("render-cuda exited 2 but printed on standard "
 		                                  "output"));
 	if (c->err.len < 9 || memcmp(c->err.data, "invalid: ", 9) != 0)

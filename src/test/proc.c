@@ -5,6 +5,11 @@
  * and error come back through non-blocking pipes that the runner's poll loop drains while
  * the child runs, so a large output cannot deadlock. All the runner's own descriptors are
  * close-on-exec, so no child holds another child's pipe open.
+ *
+ * The runner's memory does not grow with a test's output: of each stream it keeps a head
+ * (OUT_HEAD, ERR_LIMIT bytes, for messages and -v), and a step whose standard output is
+ * compared or compiled spills it whole to a file in the test's folder (UT_SPILL_LIMIT bytes at
+ * most), which the judges read back as a stream (expect.c).
  */
 #include "test_int.h"
 
@@ -19,9 +24,9 @@
 
 extern char **environ;
 
-/* What is kept of a child's output (bytes); the rest is read and dropped. Standard output is
- * compared, so it is kept whole up to a size no test should reach. */
-#define OUT_LIMIT ((size_t)256 << 20)
+/* What is kept in memory of a child's output (bytes); the rest is read and dropped (or, for
+ * standard output, spilled). */
+#define OUT_HEAD ((size_t)64 << 10)
 #define ERR_LIMIT ((size_t)1 << 20)
 
 static int set_flags(int fd, bool nonblock)
@@ -80,12 +85,34 @@ static int make_attr(posix_spawnattr_t *attr)
 	return 0;
 }
 
-int ut_spawn(UtChild *c, char *const argv[], char **why)
+static void close_spill(UtChild *c);
+
+/* Undoes the spill file of a child that did not start. */
+static void drop_spill(UtChild *c)
+{
+	close_spill(c);
+	if (c->spill_path)
+		unlink(c->spill_path);
+	free(c->spill_path);
+	c->spill_path = NULL;
+}
+
+int ut_spawn(UtChild *c, char *const argv[], const char *spill, char **why)
 {
 	memset(c, 0, sizeof *c);
 	c->out_fd = c->err_fd = -1;
-	c->out.limit = OUT_LIMIT;
+	c->out.limit = OUT_HEAD;
 	c->err.limit = ERR_LIMIT;
+	if (spill) {
+		c->spill_path = ut_strdup(spill);
+		c->spill = fopen(spill, "wbe");
+		if (!c->spill) {
+			*why = ut_format("cannot write %s: %s", spill, strerror(errno));
+			free(c->spill_path);
+			c->spill_path = NULL;
+			return -1;
+		}
+	}
 	int po[2], pe[2];
 	if (make_pipes(po, pe) != 0) {
 		*why = ut_format("cannot make a pipe: %s", strerror(errno));
@@ -93,6 +120,7 @@ int ut_spawn(UtChild *c, char *const argv[], char **why)
 			close_fd(&po[i]);
 			close_fd(&pe[i]);
 		}
+		drop_spill(c);
 		return -1;
 	}
 	posix_spawn_file_actions_t fa;
@@ -118,6 +146,7 @@ int ut_spawn(UtChild *c, char *const argv[], char **why)
 		close_fd(&pe[0]);
 		c->pid = 0;
 		*why = ut_format("cannot start %s: %s", argv[0], strerror(rc));
+		drop_spill(c);
 		return -1;
 	}
 	c->out_fd = po[0];
@@ -125,20 +154,51 @@ int ut_spawn(UtChild *c, char *const argv[], char **why)
 	return 0;
 }
 
+/* Closes the spill file (once); a failed write or close is kept in spill_err. */
+static void close_spill(UtChild *c)
+{
+	if (!c->spill)
+		return;
+	bool bad = ferror(c->spill) != 0;
+	if ((fclose(c->spill) != 0 || bad) && !c->spill_err)
+		c->spill_err = errno ? errno : EIO;
+	c->spill = NULL;
+}
+
+/* Standard output's N bytes at S: the head kept, the whole spilled up to UT_SPILL_LIMIT. */
+static void add_out(UtChild *c, const char *s, size_t n)
+{
+	ut_buf_add(&c->out, s, n);
+	c->out_total += n;
+	if (!c->spill || c->spill_err || c->spill_full)
+		return;
+	if (c->out_total > UT_SPILL_LIMIT) {
+		c->spill_full = true;
+		return;
+	}
+	if (fwrite(s, 1, n, c->spill) != n)
+		c->spill_err = errno ? errno : EIO;
+}
+
 void ut_child_read(UtChild *c, int fd)
 {
 	char chunk[65536];
-	UtBuf *b = fd == c->out_fd ? &c->out : &c->err;
-	int *which = fd == c->out_fd ? &c->out_fd : &c->err_fd;
+	bool out = fd == c->out_fd;
+	int *which = out ? &c->out_fd : &c->err_fd;
 	for (int i = 0; i < 16; i++) { /* a bounded burst, so one child cannot starve others */
 		ssize_t n = read(fd, chunk, sizeof chunk);
 		if (n > 0) {
-			ut_buf_add(b, chunk, (size_t)n);
+			if (out)
+				add_out(c, chunk, (size_t)n);
+			else
+				ut_buf_add(&c->err, chunk, (size_t)n);
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			return;
 		close_fd(which); /* end of file, or an error that will not go away */
+		if (out)
+			close_spill(c);
 		return;
 	}
 }
@@ -174,6 +234,7 @@ void ut_child_kill(UtChild *c)
 	}
 	close_fd(&c->out_fd);
 	close_fd(&c->err_fd);
+	close_spill(c);
 }
 
 bool ut_child_done(const UtChild *c)
@@ -183,6 +244,9 @@ bool ut_child_done(const UtChild *c)
 
 void ut_child_free(UtChild *c)
 {
+	close_spill(c);
+	free(c->spill_path);
+	c->spill_path = NULL;
 	ut_buf_free(&c->out);
 	ut_buf_free(&c->err);
 }

@@ -75,13 +75,9 @@ bool ut_ptx_judge(UtTest *t, char **argv, const UtChild *c)
 	if (fault && code == 0)
 		return ptx_fail(t, argv, c, ut_strdup("ptx differs from run: run faulted (E0601), the PTX ran to the end"));
 	if (!fault) {
-		char *diff = ut_diff_outputs(t->run_out ? t->run_out : "", t->run_len, "run",
-					     c->out.data ? c->out.data : "", c->out.len, "ptx");
-		if (diff) {
-			char *msg = ut_format("ptx differs from run: %s", diff);
-			free(diff);
-			return ptx_fail(t, argv, c, msg);
-		}
+		if (!ut_spilled(t, UT_STEP_PTX, argv, c) ||
+		    !ut_compare_outputs(t, argv, c, "run", "ptx", "ptx differs from run: "))
+			return false;
 	}
 	const char *line = c->err.data ? strstr(c->err.data, "time: kernels ") : NULL;
 	double ms;

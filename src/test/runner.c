@@ -337,8 +337,8 @@ static void finish(Runner *r, Slot *s)
 	UtTest *t = s->test;
 	t->elapsed = ut_now() - t->start;
 	ut_test_cleanup(t);
-	free(t->run_out);
-	t->run_out = NULL;
+	free(t->run_path);
+	t->run_path = NULL;
 	free(t->run_err);
 	t->run_err = NULL;
 	ut_spec_free(&t->spec);
@@ -365,7 +365,16 @@ static void start_step(Runner *r, Slot *s, int after)
 		return;
 	}
 	char *why = NULL;
-	if (ut_spawn(&s->child, s->argv, &why) != 0) {
+	char *spill = ut_step_spill(&r->cfg, t, s->step);
+	if (!spill && t->fail) {
+		ut_argv_free(s->argv);
+		s->argv = NULL;
+		finish(r, s);
+		return;
+	}
+	int rc = ut_spawn(&s->child, s->argv, spill, &why);
+	free(spill);
+	if (rc != 0) {
 		t->fail = ut_format("%s: %s", ut_step_name(s->step), why);
 		free(why);
 		ut_argv_free(s->argv);

@@ -94,6 +94,8 @@ typedef struct UtSpec {
 	double speed;        /* X of `# cuda speed: X`, else 0 */
 	UtExpect *expects;
 	int nexpects;
+	size_t capexpects;   /* allocated room of EXPECTS */
+	void *names;         /* while parsing: a tsearch tree of the expectations' names */
 	char *bad;           /* malloc'd: why the directives contradict each other, or NULL */
 } UtSpec;
 
@@ -120,16 +122,16 @@ typedef struct UtValue {
 int ut_parse_value(const char *text, UirType t, UtValue *v);
 /* Whether two values are equal bit for bit, any NaN matching any NaN. */
 bool ut_value_eq(UtValue a, UtValue b);
-/* Checks every `# expect` line of SPEC against OUT (LEN bytes, `run`'s standard output) with
- * the buffer types of the program in PATH (loaded in process with uir_load). Appends one line
- * per failed expectation to FAILS. Returns the number of failures. */
-int ut_check_expects(const char *path, const UtSpec *spec, const char *out, size_t len,
-                     UtBuf *fails);
-/* Describes the first difference between two outputs in `run`'s format (A from WHO_A, B
- * from WHO_B), for example "buffer y, element 3: run printed 2.5, rendered C printed 2.25".
- * Returns a malloc'd message, or NULL when the outputs are equal. */
-char *ut_diff_outputs(const char *a, size_t alen, const char *who_a,
-                      const char *b, size_t blen, const char *who_b);
+/* Checks every `# expect` line of SPEC against OUT (`run`'s standard output, a file read as
+ * a stream from its start; NULL: empty) with the buffer types of the program in PATH (loaded
+ * in process with uir_load). Appends one line per failed expectation to FAILS, in the
+ * expectations' order. Returns the number of failures. */
+int ut_check_expects(const char *path, const UtSpec *spec, FILE *out, UtBuf *fails);
+/* Describes the first difference between two outputs in `run`'s format (files read as
+ * streams from their starts, NULL for an empty one; A from WHO_A, B from WHO_B), for example
+ * "buffer y, element 3: run printed 2.5, rendered C printed 2.25". Returns a malloc'd
+ * message, or NULL when the outputs are equal. Memory does not grow with the outputs. */
+char *ut_diff_files(FILE *a, const char *who_a, FILE *b, const char *who_b);
 
 /* ---- proc.c: child processes ---- */
 
@@ -138,14 +140,23 @@ char *ut_diff_outputs(const char *a, size_t alen, const char *who_a,
 typedef struct UtChild {
 	pid_t pid;          /* also its process group; 0 once reaped */
 	int out_fd, err_fd; /* read ends of the pipes, -1 once closed */
-	UtBuf out, err;     /* what it printed (capped: see proc.c) */
+	UtBuf out, err;     /* the heads of what it printed (capped: see proc.c) */
+	uint64_t out_total; /* bytes it printed on standard output */
+	FILE *spill;        /* standard output is also written here (until closed), or NULL */
+	char *spill_path;   /* malloc'd: the spill file's path, or NULL */
+	int spill_err;      /* errno of a failed write to the spill file, or 0 */
+	bool spill_full;    /* it printed more than UT_SPILL_LIMIT bytes: the rest was dropped */
 	int status;         /* waitpid() status, valid once reaped */
 	bool reaped;
 } UtChild;
 
-/* Starts ARGV (ARGV[0] is searched in PATH when it holds no '/'). Returns 0, or -1 with *WHY
- * a malloc'd message. */
-int ut_spawn(UtChild *c, char *const argv[], char **why);
+/* The most of one step's standard output that is spilled to its file (16 GiB). */
+#define UT_SPILL_LIMIT ((uint64_t)16 << 30)
+
+/* Starts ARGV (ARGV[0] is searched in PATH when it holds no '/'). With SPILL, its standard
+ * output is written whole to that file as it comes (created or truncated). Returns 0, or -1
+ * with *WHY a malloc'd message. */
+int ut_spawn(UtChild *c, char *const argv[], const char *spill, char **why);
 /* Reads what is available on FD (one of C's pipes); closes it at end of file. */
 void ut_child_read(UtChild *c, int fd);
 /* If the child has exited, kills what is left of its process group, reaps it and returns
@@ -210,8 +221,8 @@ typedef struct UtTest {
 	UtBuf skips;           /* parts not run because a tool is missing ("; "-separated) */
 	char *fail;            /* malloc'd: why it failed, or NULL */
 	UtBuf detail;          /* the failing step's command and outputs, for -v and JUnit */
-	char *run_out;         /* run's standard output, once run has passed */
-	size_t run_len;
+	char *run_path;        /* malloc'd: the file of run's standard output, once run has
+	                          passed (NULL: nothing to compare with, as for a fault) */
 	char *run_err;         /* run's standard error (a fault's diagnostic), for run_jit */
 	size_t run_err_len;
 	char *dir;             /* the test's own temporary folder, or NULL */
@@ -226,9 +237,22 @@ void ut_plan(UtConfig *cfg, UtTest *test);
 /* The command line of STEP for TEST (a malloc'd vector of malloc'd strings, NULL-ended), or
  * NULL with TEST->fail set when it cannot be prepared. */
 char **ut_step_argv(UtConfig *cfg, UtTest *test, UtStep step);
+/* The file STEP's standard output is spilled to, in TEST's folder (a malloc'd path), or
+ * NULL when the step's output is not needed; NULL with TEST->fail set when the folder
+ * cannot be made. */
+char *ut_step_spill(UtConfig *cfg, UtTest *test, UtStep step);
 /* Judges STEP from its finished child: returns true when it passed; otherwise sets
  * TEST->fail and TEST->detail. */
 bool ut_step_judge(UtConfig *cfg, UtTest *test, UtStep step, char **argv, const UtChild *c);
+/* Whether the spill file of STEP's finished child C holds all it printed; else fails TEST
+ * ("run printed more than 16 GiB", "cannot write PATH: REASON") and returns false. */
+bool ut_spilled(UtTest *test, UtStep step, char **argv, const UtChild *c);
+/* Compares the standard output of a finished comparing step (C, whose command is ARGV) with
+ * run's, from the files they were spilled to: true when equal; else fails TEST with
+ * PREFIX and the first difference ("buffer y, element 3: WHO_REF printed 2.5, WHO printed
+ * 2.25") and returns false. */
+bool ut_compare_outputs(UtTest *test, char **argv, const UtChild *c, const char *who_ref,
+                        const char *who, const char *prefix);
 /* Adds a step's command, exit status and outputs (cut to their first lines) to
  * TEST->detail, for -v and the JUnit report. */
 void ut_step_record(UtTest *test, char **argv, const UtChild *c);

@@ -16,6 +16,13 @@ dir=${file%/*}
 key=${dir##*/}/${file##*/}   # FOLDER/NAME.uir (the cases are always in a folder)
 [ -n "${FAKE_UIR_LOG:-}" ] && echo "$*" >> "$FAKE_UIR_LOG"
 
+# huge LAST: `big:` and 40,000,000 values, all 0 but the last, LAST (80 MB, for huge/)
+huge() {
+	printf 'big:'
+	yes ' 0' | head -n 39999999 | tr -d '\n'
+	printf ' %s\n' "$1"
+}
+
 diag() { # diag CODE MESSAGE: a diagnostic in uir's format, on stderr
 	printf '%s:3:5: error[%s]: %s\n  store out 0 1\n    ^\n' "$file" "$1" "$2" >&2
 }
@@ -50,6 +57,7 @@ run)
 		jit/fault_missed.uir) echo "out: 0 0 0 0"; exit 0 ;;
 		jit/fault_other.uir) diag E0601 "store out of bounds: out[7], size 4"; exit 1 ;;
 		jit/crash.uir) kill -SEGV $$ ;;
+		huge/jit_differs.uir) huge 1; exit 0 ;;
 		parallel/*) echo "out: 0"; exit 0 ;; # -j is timed with the interpreter's sleep only
 		esac ;;
 	esac
@@ -90,6 +98,7 @@ run)
 		[ -n "${FAKE_UIR_PIDS:-}" ] && echo $! >> "$FAKE_UIR_PIDS"
 		wait ;;
 	parallel/*) sleep 1; echo "out: 0" ;;
+	huge/*) huge 0; [ "$key" = huge/expect_end.uir ] && echo "y: 1 2 3" ;;
 	*) echo "fake: no canned run for $key" >&2; exit 1 ;;
 	esac
 	exit 0 ;;
@@ -98,6 +107,9 @@ render)
 	case "$key" in
 	pass/render.uir) want="y: 2.5 2.5" ;;
 	render/differs.uir) want="y: 2.5 2.25" ;;
+	huge/render_differs.uir) # what huge 2 prints
+		printf '#include <stdio.h>\nint main(void) { fputs("big:", stdout); for (long i = 0; i < 39999999; i++) fputs(" 0", stdout); puts(" 2"); return 0; }\n'
+		exit 0 ;;
 	*) echo "fake: no canned render for $key" >&2; exit 1 ;;
 	esac
 	printf '#include <stdio.h>\nint main(void) { puts("%s"); return 0; }\n' "$want"

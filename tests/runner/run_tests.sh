@@ -103,6 +103,42 @@ else
 	want_rc 0 "render not implemented"
 fi
 
+# ---- huge outputs: the runner's memory does not grow with them, differences are found ----
+# peak ARGS...: runs the runner as t does; $rc its status, $peak_kb the largest resident
+# size (KiB) of it and every process it waited for (its children here are the stand-in's
+# shell, yes, head, tr and cc: small). Needs python3 (getrusage of the children).
+peak() {
+	set -- $(/usr/bin/python3 - "$uir" "$fake" "$work" "$@" <<'EOF'
+import resource, subprocess, sys
+uir, fake, work, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+with open(work + "/out", "wb") as o, open(work + "/err", "wb") as e:
+    rc = subprocess.call([uir, "test", "--uir", fake] + args, stdout=o, stderr=e)
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+)
+	rc=$1 peak_kb=$2
+}
+if [ -x /usr/bin/python3 ]; then
+	# 80 MB of output on each engine: the runner kept both and a copy (over 300 MB)
+	peak -j 1 huge/same.uir
+	want_rc 0 "huge output"
+	want_line "PASS huge/same.uir" "huge output"
+	[ "$peak_kb" -lt 102400 ] && ok || bad "huge output: the runner's peak RSS was $peak_kb KiB (bound 100 MiB)"
+	peak -j 1 -v huge/jit_differs.uir huge/expect_end.uir
+	want_rc 1 "huge differences"
+	want_line "FAIL huge/jit_differs.uir: jit differs from interp: buffer big, element 39999999: interp printed 0, jit printed 1" "huge jit"
+	want_line "FAIL huge/expect_end.uir: expect y: element 2 is 3, expected 4" "huge expect"
+	[ "$peak_kb" -lt 102400 ] && ok || bad "huge differences: the runner's peak RSS was $peak_kb KiB (bound 100 MiB)"
+	# -v shows the head of the output, not all of it
+	[ "$(wc -c < "$work/out")" -lt 1000000 ] && ok || bad "huge -v: $(wc -c < "$work/out") bytes of report"
+	grep -q "^    \.\.\. ([0-9]* more bytes)$" "$work/out" && ok || bad "huge -v: no '... (N more bytes)' line"
+	if [ $render = 1 ]; then
+		peak -j 1 huge/render_differs.uir
+		want_line "FAIL huge/render_differs.uir: rendered C differs from run: buffer big, element 39999999: run printed 0, rendered C printed 2" "huge render"
+		[ "$peak_kb" -lt 102400 ] && ok || bad "huge render: the runner's peak RSS was $peak_kb KiB (bound 100 MiB)"
+	fi
+fi
+
 # ---- -v prints the failing step's command and outputs ----
 t -v fail/expect_value.uir
 want_line "    \$ $fake run --engine interp fail/expect_value.uir" "-v"
