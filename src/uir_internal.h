@@ -187,6 +187,9 @@ struct Mem {
 	/* filled by check */
 	Stmt *home;              /* allocs: innermost thread/global loop holding every access */
 	bool used;
+	bool stored;             /* the program stores into it (a store or an atomic) */
+	bool read_by_check;      /* the exact analysis used its values (docs/language.md) */
+	const void *check_data;  /* the values the checker reads (NULL: its INIT): run --input */
 };
 
 typedef enum { ST_BUFFER, ST_ALLOC, ST_LET, ST_STORE, ST_ATOMIC, ST_LOOP, ST_IF } StmtKind;
@@ -298,13 +301,21 @@ bool parse_program(UirProgram *p);  /* false after printing an E01 error */
 /* ---- types.c ---- */
 bool types_program(UirProgram *p);  /* false after printing E02 errors */
 bool literal_value(UirProgram *p, Expr *e, UirType ty, Scalar *out); /* E0203 on failure */
+/* Element I (0 <= I < m->size) of buffer M's INIT after types.c, as run starts it, in the
+ * interpreter's register form (integers sign- or zero-extended by type). False for a
+ * `file` INIT (its values are known only when read). */
+bool init_element(const Mem *m, int64_t i, Scalar *out);
+/* Element I of DATA, an array of type T, in the same form. */
+Scalar scalar_at(const void *data, UirType t, int64_t i);
 
 /* ---- check/check.c: stages E03, E04, E05; homes ---- */
 bool check_program(UirProgram *p, unsigned flags);
 bool stmt_inside(const Stmt *s, const Stmt *ancestor); /* s is ancestor or below it */
 
 /* ---- check/eval.c: evaluation of i32/bool expressions at check time ---- */
-typedef struct EvalEnv { const Sym *const *syms; const int64_t *vals; int n; } EvalEnv;
+/* LOADS: a load of a buffer the program never stores reads its values (Mem.check_data or
+ * its INIT) and marks it read_by_check; otherwise every load is unknown. */
+typedef struct EvalEnv { const Sym *const *syms; const int64_t *vals; int n; bool loads; } EvalEnv;
 /* Evaluates E (i32 or bool, scalar) made of literals, lets and the loop indices bound in
  * ENV, exactly as run would; its sub-expressions may have any type and width. False when E
  * needs anything else (a load, an unbound name). */

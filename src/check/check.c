@@ -138,7 +138,7 @@ static void fault_access(void *vctx, Mem *m, Stmt *at, Expr *load)
 			n++;
 		}
 	}
-	EvalEnv env = { syms, lo, n };
+	EvalEnv env = { syms, lo, n, false };
 	int64_t a, b;
 	if (!eval_int(off, &env, &a))
 		return;
@@ -321,8 +321,17 @@ static void number_phases(Stmt *s, int *n)
 	}
 }
 
+static void mark_stored(void *ctx, Mem *m, Stmt *at, Expr *load)
+{
+	(void)ctx;
+	(void)at;
+	if (!load)
+		m->stored = true;
+}
+
 bool check_program(UirProgram *p, unsigned flags)
 {
+	walk_accesses(p->top, mark_stored, NULL);
 	/* E03 */
 	FaultCtx fc = { p };
 	walk_accesses(p->top, fault_access, &fc);

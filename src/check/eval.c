@@ -31,8 +31,22 @@ static bool eval_rec(const Expr *e, int lane, const EvalEnv *env, Scalar *out, i
 		break;
 	}
 	switch (e->op) {
-	case OP_LOAD:
-		return false;
+	case OP_LOAD: {
+		/* a buffer the program never stores holds its INIT (or run --input's values) */
+		Mem *m = e->mem;
+		Scalar o;
+		if (!env->loads || !m || m->is_alloc || m->stored || !eval_rec(e->args[0], 0, env, &o, depth + 1, budget))
+			return false;
+		int64_t at = (int64_t)(int32_t)o.i + (e->width > 1 ? lane : 0);
+		if (at < 0 || at >= m->size)
+			return false; /* a fault at run time, not a value */
+		if (m->check_data)
+			*out = scalar_at(m->check_data, m->ty, at);
+		else if (!init_element(m, at, out))
+			return false;
+		m->read_by_check = true;
+		return true;
+	}
 	case OP_LANE:
 		return eval_rec(e->args[0], (int)e->args[1]->val.i, env, out, depth + 1, budget);
 	case OP_SPLAT:

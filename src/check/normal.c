@@ -309,7 +309,7 @@ static void norm_rec(NormCtx *c, const Expr *e, Norm *out, int64_t scale, bool o
 	default: {
 		/* an op of literals folds */
 		int64_t v;
-		EvalEnv none = { NULL, NULL, 0 };
+		EvalEnv none = { NULL, NULL, 0, false };
 		if (eval_int(e, &none, &v)) {
 			add_const(out, v, scale);
 			return;

@@ -436,7 +436,7 @@ static void visit(Enum *en)
 {
 	Code *c = en->c;
 	Access *a = &c->acc[en->acc];
-	EvalEnv env = { en->syms, en->vals, en->n };
+	EvalEnv env = { en->syms, en->vals, en->n, true };
 	IfPath *ip = &paths[en->acc];
 	for (int i = 0; i < ip->n; i++) {
 		int64_t v;
@@ -516,7 +516,7 @@ static void enum_loops(Enum *en, Stmt **l, int i, int n)
 		visit(en);
 		return;
 	}
-	EvalEnv env = { en->syms, en->vals, en->n };
+	EvalEnv env = { en->syms, en->vals, en->n, true };
 	int64_t bound;
 	if (!eval_int_budget(l[i]->value, &env, &bound, &en->work)) {
 		undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",
@@ -598,12 +598,16 @@ static void exact_outer(Enum *en, Stmt **l, int i, int n)
 	int k = en->n++;
 	en->syms[k] = l[i]->sym;
 	en->vals[k] = 0;
-	if (!code_uses(en->c, en->m, l[i]->sym)) {
+	bool used = code_uses(en->c, en->m, l[i]->sym);
+	long budget = 200000;
+	for (int j = i + 1; j < n && !used; j++)
+		used = names(l[j]->value, l[i]->sym, 0, &budget); /* the bound of a loop inside it */
+	if (!used) {
 		exact_outer(en, l, i + 1, n); /* no access depends on it: one value stands for all */
 		en->n--;
 		return;
 	}
-	EvalEnv env = { en->syms, en->vals, k };
+	EvalEnv env = { en->syms, en->vals, k, true };
 	int64_t bound;
 	if (!eval_int_budget(l[i]->value, &env, &bound, &en->work)) {
 		undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",

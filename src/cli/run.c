@@ -293,6 +293,30 @@ static int reset_buffers(void *ctx)
 	return 0;
 }
 
+/* The exact analysis may have read a buffer's INIT to accept the program
+ * (docs/language.md, "The exact analysis"): when --input gives such a buffer other values,
+ * the race check runs again with them before anything runs. Returns the number of errors
+ * (each printed as check prints it, then a note naming the input). */
+static int recheck_inputs(UirProgram *p, const RunArgs *a, void **data)
+{
+	const char *name = NULL;
+	for (int i = 0; i < a->ninputs; i++) {
+		Mem *m = p->bufs[buffers_find(p, a->inputs[i].name)];
+		if (m->read_by_check) {
+			m->check_data = data[m->index];
+			if (!name)
+				name = a->inputs[i].name;
+		}
+	}
+	if (!name || a->racecheck)
+		return 0;
+	if (check_races(p, false))
+		return 0;
+	fprintf(stderr, "note: `uir check` accepted %s with the INIT of %s; with the values of --input %s "
+		"two iterations race (above), so nothing ran\n", p->path, name, name);
+	return 1;
+}
+
 /* Loads, checks, sets up and runs the program of A; prints or dumps the buffers. */
 static int run_file(const RunArgs *a)
 {
@@ -314,6 +338,8 @@ static int run_file(const RunArgs *a)
 	for (int i = 0; rc < 0 && i < a->ninputs; i++)
 		if (buffers_load_npy(p, data, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
 			rc = UIR_EXIT_ERROR;
+	if (rc < 0 && recheck_inputs(p, a, data) != 0)
+		rc = UIR_EXIT_ERROR;
 	if (rc < 0) {
 		ResetCtx reset = { p, data, a };
 		RunOptions opt = { a->threads, !a->no_bounds, a->repeat, reset_buffers, &reset };

@@ -7,6 +7,7 @@
  */
 #include "../uir_internal.h"
 #include "../../runtime/uir_npy.h"
+#include "../../runtime/uir_init.h"
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -771,4 +772,85 @@ bool types_program(UirProgram *p)
 	type_stmts(&c, p->top);
 	int n = diag_flush(p);
 	return c.ok && n == 0;
+}
+
+/* ---- INIT values ---- */
+
+Scalar scalar_at(const void *data, UirType t, int64_t i)
+{
+	Scalar v;
+	v.u = 0;
+	switch (t) {
+	case UIR_BOOL: v.u = ((const uint8_t *)data)[i] != 0; break;
+	case UIR_I8: v.i = ((const int8_t *)data)[i]; break;
+	case UIR_U8: v.u = ((const uint8_t *)data)[i]; break;
+	case UIR_I32: v.i = ((const int32_t *)data)[i]; break;
+	case UIR_U32: v.u = ((const uint32_t *)data)[i]; break;
+	case UIR_I64: v.i = ((const int64_t *)data)[i]; break;
+	case UIR_U64: v.u = ((const uint64_t *)data)[i]; break;
+	case UIR_F32: v.f32 = ((const float *)data)[i]; break;
+	case UIR_F64: v.f64 = ((const double *)data)[i]; break;
+	default: unreachable();
+	}
+	return v;
+}
+
+/* V (an integer's low bits in u, or a float) wrapped to type T in register form. */
+static Scalar wrap_to(UirType t, Scalar v)
+{
+	switch (t) {
+	case UIR_BOOL: v.u = v.u != 0; break;
+	case UIR_I8: v.i = (int8_t)(uint8_t)v.u; break;
+	case UIR_U8: v.u = (uint8_t)v.u; break;
+	case UIR_I32: v.i = (int32_t)(uint32_t)v.u; break;
+	case UIR_U32: v.u = (uint32_t)v.u; break;
+	default: break;
+	}
+	return v;
+}
+
+bool init_element(const Mem *m, int64_t i, Scalar *out)
+{
+	Scalar v;
+	v.u = 0;
+	switch (m->init) {
+	case INIT_ZEROS:
+		if (m->ty == UIR_F32)
+			v.f32 = 0.0f;
+		else if (m->ty == UIR_F64)
+			v.f64 = 0.0;
+		break;
+	case INIT_FILL:
+		v = m->fill->val;
+		break;
+	case INIT_IOTA: /* cast T i for an i32 i */
+		if (m->ty == UIR_F32)
+			v.f32 = (float)(int32_t)i;
+		else if (m->ty == UIR_F64)
+			v.f64 = (double)(int32_t)i;
+		else
+			v.u = (uint64_t)(int64_t)(int32_t)i;
+		break;
+	case INIT_RANDOM: {
+		uint32_t seed = (uint32_t)m->seed->val.u;
+		double lo = m->has_range ? m->flo : -1.0, hi = m->has_range ? m->fhi : 1.0;
+		if (m->ty == UIR_F32)
+			v.f32 = uir_random_f32(seed, (uint64_t)i, lo, hi);
+		else if (m->ty == UIR_F64)
+			v.f64 = uir_random_f64(seed, (uint64_t)i, lo, hi);
+		else if (m->ty == UIR_BOOL)
+			v.u = uir_random_bits(seed, (uint64_t)i) & 1;
+		else /* integers: the low bits */
+			v.u = m->has_range ? uir_random_int(seed, (uint64_t)i, m->rlo, m->rwidth)
+					   : uir_random_bits(seed, (uint64_t)i);
+		break;
+	}
+	case INIT_LIST:
+		v = m->list[i]->val;
+		break;
+	case INIT_FILE:
+		return false;
+	}
+	*out = wrap_to(m->ty, v);
+	return true;
 }
