@@ -19,6 +19,11 @@
  * Writing produces version 1.0 with shape (count,), readable by numpy.load; every float
  * NaN is written as the canonical pattern (spec section 2).
  *
+ * A header whose element count needs more data than the file holds is "truncated data"
+ * before any data is read (a 144-byte file may claim 2^31-1 elements): uir_npy_check reads
+ * only the header, and uir_npy_read compares the claim with the file's size first, so
+ * neither allocates or reads for a claim the file cannot back.
+ *
  * Data is little-endian in the file and converted on big-endian hosts.
  * Each helper starts with a marker line (runtime/README.md) and is pasted verbatim by
  * the renderers (`render --main`).
@@ -33,6 +38,14 @@
 
 #ifndef UIR_FN
 #define UIR_FN static inline
+#endif
+
+/* The reason a file did not open, in "cannot open: REASON". The helpers' text names it only
+ * under #ifdef: code that includes this header gets strerror's reason; the renderers, which
+ * paste the helpers after their own preamble (no <errno.h>), get "cannot open". */
+#ifndef UIR_NPY_OPEN_REASON
+#include <errno.h>
+#define UIR_NPY_OPEN_REASON() strerror(errno)
 #endif
 
 /* uir-helper: uir_npy_type_name */
@@ -252,12 +265,14 @@ UIR_FN int uir_npy_same_dtype(const char *have, const char *want)
 	       (have[0] == '<' || have[0] == '>' || have[0] == '=' || have[0] == '|');
 }
 
-/* uir-helper: uir_npy_read_stream needs: uir_npy_type_name uir_npy_host_is_little uir_npy_swap_bytes uir_npy_parse_header uir_npy_same_dtype */
-/* Reads a .npy file from the open stream f into dst, which holds count elements of the
- * buffer dtype descr. Returns NULL, or what is wrong: a constant or text in msg (msglen
- * bytes). See uir_npy_read. */
-UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count, void *dst,
-				       char *msg, size_t msglen)
+/* uir-helper: uir_npy_read_header needs: uir_npy_type_name uir_npy_parse_header uir_npy_same_dtype */
+/* Reads the header of a .npy file from the open stream f, for a buffer of count elements
+ * of the dtype descr, and leaves f at the start of the data. Returns NULL, or what is wrong
+ * (a constant or text in msg, msglen bytes), "truncated data" included when the file is
+ * too short for the data the header claims (compared with the file's size, when the stream
+ * has one). See uir_npy_read. */
+UIR_FN const char *uir_npy_read_header(FILE *f, const char *descr, int64_t count, char *msg,
+				       size_t msglen)
 {
 	const char *type = uir_npy_type_name(descr);
 	unsigned char start[12];
@@ -267,6 +282,7 @@ UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count
 	const char *problem;
 	int fortran_order = 0;
 	int64_t elements = 0, i;
+	long here, end;
 	if (!type || count < 0)
 		return "internal error: bad buffer dtype or count";
 	size = (size_t)(descr[2] - '0');
@@ -320,6 +336,31 @@ UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count
 				 (long long)count);
 		return msg;
 	}
+	/* the bytes left in the file against the claim (a stream without a size: no check) */
+	here = ftell(f);
+	if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
+		end = ftell(f);
+		if (fseek(f, here, SEEK_SET) != 0)
+			return "truncated data";
+		if (end >= here && (uint64_t)(end - here) / size < (uint64_t)count)
+			return "truncated data";
+	}
+	return NULL;
+}
+
+/* uir-helper: uir_npy_read_stream needs: uir_npy_host_is_little uir_npy_swap_bytes uir_npy_read_header */
+/* Reads a .npy file from the open stream f into dst, which holds count elements of the
+ * buffer dtype descr. Returns NULL, or what is wrong: a constant or text in msg (msglen
+ * bytes). See uir_npy_read. */
+UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count, void *dst,
+				       char *msg, size_t msglen)
+{
+	const char *problem = uir_npy_read_header(f, descr, count, msg, msglen);
+	size_t size;
+	int64_t i;
+	if (problem)
+		return problem;
+	size = (size_t)(descr[2] - '0');
 	if (fread(dst, size, (size_t)count, f) != (size_t)count)
 		return "truncated data";
 	if (size > 1 && !uir_npy_host_is_little())
@@ -330,10 +371,48 @@ UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count
 	return NULL;
 }
 
-/* uir-helper: uir_npy_read needs: uir_npy_read_stream uir_npy_error */
+/* uir-helper: uir_npy_open needs: uir_npy_error */
+/* Opens the .npy file PATH to read, or returns NULL with "cannot open" (and, where the
+ * includer defines UIR_NPY_OPEN_REASON, the reason: "cannot open: No such file or
+ * directory") in err (errlen bytes; may be NULL/0). */
+UIR_FN FILE *uir_npy_open(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+#ifdef UIR_NPY_OPEN_REASON
+		char msg[160];
+		snprintf(msg, sizeof msg, "cannot open: %s", UIR_NPY_OPEN_REASON());
+		uir_npy_error(err, errlen, msg);
+#else
+		uir_npy_error(err, errlen, "cannot open");
+#endif
+	}
+	return f;
+}
+
+/* uir-helper: uir_npy_check needs: uir_npy_open uir_npy_read_header uir_npy_error */
+/* Whether the .npy file PATH would read into a buffer of count elements of the dtype descr,
+ * from its header and size alone (no data is read). Returns 0, or -1 with the reason
+ * uir_npy_read would give in err (errlen bytes; may be NULL/0). */
+UIR_FN int uir_npy_check(const char *path, const char *descr, int64_t count, char *err,
+			 size_t errlen)
+{
+	char msg[160];
+	const char *problem;
+	FILE *f = uir_npy_open(path, err, errlen);
+	if (!f)
+		return -1;
+	problem = uir_npy_read_header(f, descr, count, msg, sizeof msg);
+	fclose(f);
+	if (problem)
+		return uir_npy_error(err, errlen, problem);
+	return 0;
+}
+
+/* uir-helper: uir_npy_read needs: uir_npy_open uir_npy_read_stream uir_npy_error */
 /* Reads the .npy file PATH into dst, which holds count elements of the buffer dtype
  * descr ('<f4', see the top of this file). Returns 0, or -1 with a one-line reason in
- * err (errlen bytes; may be NULL/0): "cannot open", "not a .npy file", "unsupported .npy
+ * err (errlen bytes; may be NULL/0): "cannot open: REASON", "not a .npy file", "unsupported .npy
  * version 4.0", "truncated header", "header too large", "bad header: ...", "dtype '<f8'
  * does not match f32 buffer (needs '<f4')", "fortran_order is True (needs C order)",
  * "6 elements, buffer has 8", "truncated data". On error dst may be partly written. */
@@ -342,9 +421,9 @@ UIR_FN int uir_npy_read(const char *path, const char *descr, int64_t count, void
 {
 	char msg[160];
 	const char *problem;
-	FILE *f = fopen(path, "rb");
+	FILE *f = uir_npy_open(path, err, errlen);
 	if (!f)
-		return uir_npy_error(err, errlen, "cannot open");
+		return -1;
 	problem = uir_npy_read_stream(f, descr, count, dst, msg, sizeof msg);
 	fclose(f);
 	if (problem)

@@ -329,6 +329,9 @@ static int run_file(const RunArgs *a)
 	if (rc < 0 && (a->racecheck ? race_check_program(p, stderr) : uir_check(p, 0, stderr)) != 0)
 		rc = UIR_EXIT_ERROR;
 	times.parse_check = uir_now_ms() - t0;
+	for (int i = 0; rc < 0 && i < a->ninputs; i++) /* before any buffer is allocated */
+		if (buffers_check_npy(p, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
+			rc = UIR_EXIT_ERROR;
 	void **data = NULL;
 	if (rc < 0) {
 		data = buffers_create(p);

@@ -700,10 +700,8 @@ static void type_decl(TyCtx *c, Mem *m)
 	case INIT_FILE: {
 		char *path = dir_join(c->p, m->path);
 		char why[256];
-		void *buf = xmalloc((size_t)m->size * (size_t)uir_type_size(m->ty));
-		if (uir_npy_read(path, npy_descr[m->ty], m->size, buf, why, sizeof why) != 0)
+		if (uir_npy_check(path, npy_descr[m->ty], m->size, why, sizeof why) != 0) /* the header only */
 			err(c, m->init_loc, "E0203", "%s: %s", m->path, why);
-		free(buf);
 		m->path = path;
 		break;
 	}

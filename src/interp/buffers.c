@@ -239,23 +239,29 @@ void buffers_free(UirProgram *p, void **data)
 	free(data);
 }
 
+/* E0203 at buffer I's declaration: `--input NAME=PATH` does not read, for the reason WHY. */
+static int input_error(UirProgram *p, int i, const char *path, const char *why)
+{
+	const Mem *m = p->bufs[i];
+	diag(p, m->loc, "E0203", "--input %s=%s: %s", m->name, path, why);
+	return -1;
+}
+
+int buffers_check_npy(UirProgram *p, int i, const char *path)
+{
+	const Mem *m = p->bufs[i];
+	char why[256];
+	if (uir_npy_check(path, uir_type_npy_descr(m->ty), m->size, why, sizeof why) != 0)
+		return input_error(p, i, path, why);
+	return 0;
+}
+
 int buffers_load_npy(UirProgram *p, void **data, int i, const char *path)
 {
 	const Mem *m = p->bufs[i];
-	size_t bytes = (size_t)m->size * (size_t)uir_type_size(m->ty);
-	void *tmp = malloc(bytes ? bytes : 1);
 	char why[256];
-	if (!tmp) {
-		fprintf(p->err, "%s: error: out of memory for --input %s\n", p->path, m->name);
-		return -1;
-	}
-	if (uir_npy_read(path, uir_type_npy_descr(m->ty), m->size, tmp, why, sizeof why) != 0) {
-		diag(p, m->loc, "E0203", "--input %s=%s: %s", m->name, path, why);
-		free(tmp);
-		return -1;
-	}
-	memcpy(data[i], tmp, bytes);
-	free(tmp);
+	if (uir_npy_read(path, uir_type_npy_descr(m->ty), m->size, data[i], why, sizeof why) != 0)
+		return input_error(p, i, path, why);
 	return 0;
 }
 

@@ -30,9 +30,16 @@ void buffers_free(UirProgram *p, void **data);
  * with a one-line reason in WHY (WHYLEN bytes) when a file INIT fails. */
 int buffers_init(const Mem *m, void *dst, char *why, size_t whylen);
 
+/* Whether the .npy file PATH would replace buffer I's contents (`run --input`), from its
+ * header and size alone: called before the buffers are allocated, so that a file that does
+ * not match, or whose header claims more data than it holds, is E0203 whatever the
+ * buffer's size. Returns 0, or -1 after printing E0203 at the buffer's declaration. */
+int buffers_check_npy(UirProgram *p, int i, const char *path);
+
 /* Replaces the contents of buffer I (DATA[I]) with the .npy file PATH (`run --input`).
  * Returns 0, or -1 after printing E0203 at the buffer's declaration when the file does
- * not match (dtype, order, element count) or cannot be read; DATA[I] is then unchanged. */
+ * not match (dtype, order, element count) or cannot be read; DATA[I] may then be partly
+ * overwritten (the run stops). */
 int buffers_load_npy(UirProgram *p, void **data, int i, const char *path);
 
 /* The index of the buffer called NAME, or -1. */

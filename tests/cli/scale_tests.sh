@@ -75,5 +75,22 @@ EOF
 	else bad "the # expect after a huge output: $(head -c 600 "$tmp/out")"; fi
 fi
 
+# ---- a .npy header claiming 2^31-1 elements in a 144-byte file (issue 15, item 7) ----
+# Under a 4 GB address-space limit, check, render and run said "out of memory" (exit 70):
+# typing read the data into a buffer of the claimed size. Now the claim is compared with
+# the file's size first: E0203 "truncated data", exit 1, for the INIT and for run --input.
+{
+	printf '\223NUMPY\001\000\166\000'
+	printf "%-117s\n" "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647,), }"
+	printf '\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000'
+} > "$tmp/big.npy"
+if [ "$(wc -c < "$tmp/big.npy")" = 144 ]; then ok; else bad "big.npy has $(wc -c < "$tmp/big.npy") bytes, not 144"; fi
+printf 'buffer x f32 2147483647 = file "big.npy"\n' > "$tmp/bignpy.uir"
+printf 'buffer x f32 2147483647\n' > "$tmp/bigin.uir"
+for cmd in check render run; do
+	expect 1 'bignpy.uir:1:27: error\[E0203\]: big.npy: truncated data' sh -c 'ulimit -v 4000000 && exec "$@"' sh "$uir" $cmd "$tmp/bignpy.uir"
+done
+expect 1 "bigin.uir:1:8: error\[E0203\]: --input x=$tmp/big.npy: truncated data" sh -c 'ulimit -v 4000000 && exec "$@"' sh "$uir" run --input "x=$tmp/big.npy" "$tmp/bigin.uir"
+
 echo "scale: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -625,7 +625,26 @@ static void test_npy(void)
 				  "'shape': (4294967296, 4294967296, 0), }\n",
 				  "", 0),
 			"<f4", 3, "0 elements, buffer has 3", __LINE__);
-	check_npy_error(tmp_path("does-not-exist.npy"), "<f4", 1, "cannot open", __LINE__);
+	check_npy_error(tmp_path("does-not-exist.npy"), "<f4", 1, "cannot open: No such file or directory",
+			__LINE__);
+	/* a header that claims more data than the file holds: "truncated data" from the file's
+	 * size, before any data is read (the 144-byte file claiming 2^31-1 elements, issue 15);
+	 * uir_npy_check says the same from the header alone, and accepts a file that fits */
+	write_npy("t18.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647,), }\n",
+		  "\0\0\0\0\0\0\0\0", 8);
+	check_npy_error(tmp_path("t18.npy"), "<f4", 2147483647, "truncated data", __LINE__);
+	err[0] = 0;
+	CHECK(uir_npy_check(tmp_path("t18.npy"), "<f4", 2147483647, err, sizeof err) == -1 &&
+	      !strcmp(err, "truncated data"));
+	CHECK(uir_npy_check(tmp_path("t18.npy"), "<f4", 2, err, sizeof err) == -1 &&
+	      !strcmp(err, "2147483647 elements, buffer has 2"));
+	write_npy("t19.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n",
+		  "\0\0\0\0\0\0\200", 7);
+	CHECK(uir_npy_check(tmp_path("t19.npy"), "<f4", 2, err, sizeof err) == -1 &&
+	      !strcmp(err, "truncated data"));
+	write_npy("t20.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }\n",
+		  "\0\0\0\0\0\0\200\077", 8);
+	CHECK(uir_npy_check(tmp_path("t20.npy"), "<f4", 2, err, sizeof err) == 0);
 	/* a one-byte dtype with another byte-order character, double quotes, keys in another
 	 * order, shape (1, 1,), and bytes after the data */
 	CHECK(uir_npy_read(write_npy("t13.npy",
@@ -640,7 +659,7 @@ static void test_npy(void)
 				     "\002\000", 2),
 			   "|b1", 2, bools, err, sizeof err) == 0 &&
 	      bools[0] == 1 && bools[1] == 0);
-	for (i = 1; i <= 17; i++) {
+	for (i = 1; i <= 20; i++) {
 		char name[32];
 		snprintf(name, sizeof name, "t%d.npy", i);
 		remove(tmp_path(name));
