@@ -40,12 +40,16 @@
 #define UIR_FN static inline
 #endif
 
-/* The reason a file did not open, in "cannot open: REASON". The helpers' text names it only
- * under #ifdef: code that includes this header gets strerror's reason; the renderers, which
- * paste the helpers after their own preamble (no <errno.h>), get "cannot open". */
+/* The reason a file did not open, in "cannot open: REASON", and the refusal of a path that
+ * is not a regular file (a FIFO would block the open until someone writes). The helpers'
+ * text uses them only under #ifdef: code that includes this header gets both; the
+ * renderers, which paste the helpers after their own preamble (no <errno.h>, no stat),
+ * get "cannot open" and a plain fopen. */
 #ifndef UIR_NPY_OPEN_REASON
 #include <errno.h>
+#include "../src/util/files.h"
 #define UIR_NPY_OPEN_REASON() strerror(errno)
+#define UIR_NPY_NOT_REGULAR(path) uir_path_not_regular(path)
 #endif
 
 /* uir-helper: uir_npy_type_name */
@@ -374,13 +378,25 @@ UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count
 /* uir-helper: uir_npy_open needs: uir_npy_error */
 /* Opens the .npy file PATH to read, or returns NULL with "cannot open" (and, where the
  * includer defines UIR_NPY_OPEN_REASON, the reason: "cannot open: No such file or
- * directory") in err (errlen bytes; may be NULL/0). */
+ * directory", "cannot open: it is a FIFO, not a regular file") in err (errlen bytes; may be
+ * NULL/0). */
 UIR_FN FILE *uir_npy_open(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
+#if defined(UIR_NPY_NOT_REGULAR) || defined(UIR_NPY_OPEN_REASON)
+	char msg[160];
+#endif
+#ifdef UIR_NPY_NOT_REGULAR
+	const char *kind = UIR_NPY_NOT_REGULAR(path);
+	if (kind) {
+		snprintf(msg, sizeof msg, "cannot open: it is %s, not a regular file", kind);
+		uir_npy_error(err, errlen, msg);
+		return NULL;
+	}
+#endif
+	f = fopen(path, "rb");
 	if (!f) {
 #ifdef UIR_NPY_OPEN_REASON
-		char msg[160];
 		snprintf(msg, sizeof msg, "cannot open: %s", UIR_NPY_OPEN_REASON());
 		uir_npy_error(err, errlen, msg);
 #else

@@ -1,5 +1,6 @@
 /* program.c - the public API of include/uir/uir.h: load, check, free, buffer queries. */
 #include "uir_internal.h"
+#include "util/files.h"
 #include <errno.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -83,6 +84,14 @@ static UirProgram *new_program(const char *path, FILE *err)
 UirProgram *uir_load(const char *path, FILE *err)
 {
 	UirProgram *p = new_program(path, err);
+	struct stat st;
+	const char *kind;
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (kind = uir_not_regular(&st)) != NULL) {
+		/* a FIFO would block the open until someone writes (util/files.h) */
+		diag(p, (Loc){ 0, 0 }, "E0001", "cannot read the file: it is %s, not a regular file", kind);
+		uir_free(p);
+		return NULL;
+	}
 	size_t len = 0;
 	char *text = read_file(path, &len);
 	if (!text) {

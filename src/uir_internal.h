@@ -270,6 +270,9 @@ void diag_discard(void);       /* drops the deferred diagnostics */
 int diag_pending(void);        /* the number of deferred diagnostics */
 void diag_truncate(int n);     /* drops the deferred diagnostics after the first N */
 char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* S (a path, a string of the program) as diagnostics print it: control bytes as '?'
+ * (util/escape.h), in A. For messages that generated code prints as `uir run` does. */
+char *diag_shown(Arena *a, const char *s);
 
 /* ---- lex.c ---- */
 typedef enum {

@@ -183,10 +183,10 @@ static void check_axes(AxisCtx *c, Stmt *s)
 		case ST_ATOMIC:
 			if (c->global_loop && !c->local_loop)
 				diag_later(c->p, s->loc, "E0403", NULL,
-					   "a %s in block code (inside global loop '%s' but outside every local loop): "
+					   "%s in block code (inside global loop '%s' but outside every local loop): "
 					   "block code runs on every thread of the block in CUDA; move it into a local loop "
 					   "(for one writer, `if (eq t 0)`)",
-					   s->kind == ST_STORE ? "store" : "atomic", c->global_loop->sym->name);
+					   s->kind == ST_STORE ? "a store" : "an atomic", c->global_loop->sym->name);
 			break;
 		case ST_IF: {
 			AxisCtx in = *c;

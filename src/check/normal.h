@@ -27,7 +27,9 @@ typedef struct Norm {
 	bool too_deep;     /* bad because lets nest too deep or the work budget ran out */
 } Norm;
 
-/* Lets inline to at most this depth (deeper is E0501, never a stack overflow). */
+/* Offsets inline lets to at most this depth of expression nodes, each let's name and each op
+ * counting one: a chain of NORM_MAX_DEPTH / 2 lets of one op each (deeper is E0501, never a
+ * stack overflow; docs/language.md, "Limits"). */
 #define NORM_MAX_DEPTH 4000
 
 typedef struct NormCtx {

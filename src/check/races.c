@@ -747,8 +747,9 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 	if (a->norm.bad) {
 		if (a->norm.too_deep)
 			diag_later(p, a->loc, "E0501", NULL,
-				   "the offset of %s is too large to check (lets nested over %d deep, or too many terms): "
-				   "it cannot be shown to be a unique number", m, NORM_MAX_DEPTH);
+				   "the offset of %s is too large to check: with its lets inlined it nests more than %d "
+				   "operations and names deep (a chain of %d lets of one op each), or has too many terms; "
+				   "it cannot be shown to be a unique number", m, NORM_MAX_DEPTH, NORM_MAX_DEPTH / 2);
 		else
 			diag_later(p, a->loc, "E0501", advice(c, a->mem, R_OVERLAP, collision(c, a->mem)),
 				   "the offset of %s is too large to be a unique number (beyond 2^31-1)", m);

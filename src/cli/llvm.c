@@ -7,6 +7,7 @@
  */
 #include "../uir_internal.h"
 #include "cli.h"
+#include "../util/escape.h"
 #include "../llvm/engine.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -113,7 +114,7 @@ static int prepare(const LlvmArgs *a, const char *cmd, const UirLlvmApi **api, U
 		return UIR_EXIT_ERROR;
 	*api = uir_llvm_load(NULL);
 	if (!*api) {
-		fprintf(stderr, "uir %s: %s\n", cmd, uir_llvm_error());
+		uir_eprintf(stderr, "uir %s: %s\n", cmd, uir_llvm_error());
 		return UIR_EXIT_USAGE;
 	}
 	return -1;
@@ -132,7 +133,7 @@ int cmd_llvm(int argc, char **argv)
 		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = a.opt, .cpu = a.cpu };
 		rc = api->print_ir(p, &o, stdout);
 		if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
-			fprintf(stderr, "uir llvm: cannot write the output\n");
+			uir_eprintf(stderr, "uir llvm: cannot write the output\n");
 			rc = UIR_EXIT_ERROR;
 		}
 	}

@@ -12,6 +12,7 @@
  */
 #include "../uir_internal.h"
 #include "cli.h"
+#include "../util/escape.h"
 #include "../llvm/engine.h"
 #include "../interp/buffers.h"
 #include "../test/ptx_driver.h"
@@ -49,10 +50,10 @@ static int run_on_gpu(UirProgram *p, const UirLlvmApi *api, const UirPtxOptions 
 	char why[512];
 	int rc = ptx_driver_run(p, text, bufs, &fault, &ms, why, sizeof why);
 	if (rc == PTX_DRIVER_NONE) {
-		fprintf(stderr, "uir ptx --run: %s\n", why);
+		uir_eprintf(stderr, "uir ptx --run: %s\n", why);
 		rc = UIR_EXIT_USAGE;
 	} else if (rc == PTX_DRIVER_ERROR) {
-		fprintf(stderr, "internal error: uir ptx --run: %s\n", why);
+		uir_eprintf(stderr, "internal error: uir ptx --run: %s\n", why);
 		rc = UIR_EXIT_INTERNAL;
 	} else if (fault) {
 		rc = api->ptx_fault(p, o, fault) ? UIR_EXIT_INTERNAL : UIR_EXIT_ERROR;
@@ -62,7 +63,7 @@ static int run_on_gpu(UirProgram *p, const UirLlvmApi *api, const UirPtxOptions 
 		for (int i = 0; i < p->nbufs; i++)
 			cli_print_buffer(stdout, p->bufs[i], bufs[i]);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "uir ptx: cannot write the output: %s\n", strerror(errno));
+			uir_eprintf(stderr, "uir ptx: cannot write the output: %s\n", strerror(errno));
 			rc = UIR_EXIT_ERROR;
 		}
 	}
@@ -137,7 +138,7 @@ int cmd_ptx(int argc, char **argv)
 	}
 	const UirLlvmApi *api = uir_llvm_load(NULL);
 	if (!api) {
-		fprintf(stderr, "uir ptx: %s\n", uir_llvm_error());
+		uir_eprintf(stderr, "uir ptx: %s\n", uir_llvm_error());
 		uir_free(p);
 		return UIR_EXIT_USAGE;
 	}
@@ -148,7 +149,7 @@ int cmd_ptx(int argc, char **argv)
 	} else if (!rc) {
 		FILE *f = outpath ? fopen(outpath, "w") : stdout;
 		if (!f) {
-			fprintf(stderr, "uir ptx: cannot write %s: %s\n", outpath, strerror(errno));
+			uir_eprintf(stderr, "uir ptx: cannot write %s: %s\n", outpath, strerror(errno));
 			rc = UIR_EXIT_ERROR;
 		} else {
 			size_t n = strlen(text);
@@ -157,7 +158,7 @@ int cmd_ptx(int argc, char **argv)
 			if (outpath)
 				ok &= fclose(f) == 0;
 			if (!ok) {
-				fprintf(stderr, "uir ptx: cannot write %s: %s\n", outpath ? outpath : "the output", strerror(errno));
+				uir_eprintf(stderr, "uir ptx: cannot write %s: %s\n", outpath ? outpath : "the output", strerror(errno));
 				rc = UIR_EXIT_ERROR;
 			}
 		}

@@ -11,6 +11,7 @@
  */
 #include "../uir_internal.h"
 #include "cli.h"
+#include "../util/escape.h"
 #include "../render/render_int.h"
 #include <errno.h>
 #include <getopt.h>
@@ -31,7 +32,7 @@ static int write_out(const char *cmd, const char *path, const Str *text)
 {
 	FILE *f = path ? fopen(path, "w") : stdout;
 	if (!f) {
-		fprintf(stderr, "uir %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+		uir_eprintf(stderr, "uir %s: cannot write %s: %s\n", cmd, path, strerror(errno));
 		return UIR_EXIT_ERROR;
 	}
 	bool ok = fwrite(str_cstr(text), 1, text->n, f) == text->n;
@@ -39,7 +40,7 @@ static int write_out(const char *cmd, const char *path, const Str *text)
 	if (path)
 		ok &= fclose(f) == 0;
 	if (!ok) {
-		fprintf(stderr, "uir %s: cannot write %s: %s\n", cmd, path ? path : "the output", strerror(errno));
+		uir_eprintf(stderr, "uir %s: cannot write %s: %s\n", cmd, path ? path : "the output", strerror(errno));
 		return UIR_EXIT_ERROR;
 	}
 	return UIR_EXIT_OK;

@@ -9,6 +9,7 @@
  */
 #include "../uir_internal.h"
 #include "cli.h"
+#include "../util/escape.h"
 #include "../interp/buffers.h"
 #include "../interp/interp.h"
 #include "../llvm/engine.h"
@@ -238,7 +239,7 @@ static int make_dirs(const char *dir)
 static int dump_buffers(const UirProgram *p, const RunArgs *a, void **data)
 {
 	if (make_dirs(a->dump) != 0) {
-		fprintf(stderr, "uir run: cannot create the directory %s: %s\n", a->dump, strerror(errno));
+		uir_eprintf(stderr, "uir run: cannot create the directory %s: %s\n", a->dump, strerror(errno));
 		return UIR_EXIT_ERROR;
 	}
 	for (int i = 0; i < p->nbufs; i++) {
@@ -247,7 +248,7 @@ static int dump_buffers(const UirProgram *p, const RunArgs *a, void **data)
 		sprintf(path, "%s/%s.npy", a->dump, m->name);
 		errno = 0;
 		if (uir_npy_write(path, uir_type_npy_descr(m->ty), m->size, data[i]) != 0) {
-			fprintf(stderr, "uir run: cannot write %s: %s\n", path, errno ? strerror(errno) : "write error");
+			uir_eprintf(stderr, "uir run: cannot write %s: %s\n", path, errno ? strerror(errno) : "write error");
 			free(path);
 			return UIR_EXIT_ERROR;
 		}
@@ -269,7 +270,7 @@ static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
 			cli_print_buffer(stdout, m, data[i]);
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "uir run: cannot write the output: %s\n", strerror(errno));
+		uir_eprintf(stderr, "uir run: cannot write the output: %s\n", strerror(errno));
 		return UIR_EXIT_ERROR;
 	}
 	return UIR_EXIT_OK;
@@ -312,7 +313,7 @@ static int recheck_inputs(UirProgram *p, const RunArgs *a, void **data)
 		return 0;
 	if (check_races(p, false))
 		return 0;
-	fprintf(stderr, "note: `uir check` accepted %s with the INIT of %s; with the values of --input %s "
+	uir_eprintf(stderr, "note: `uir check` accepted %s with the INIT of %s; with the values of --input %s "
 		"two iterations race (above), so nothing ran\n", p->path, name, name);
 	return 1;
 }

@@ -5,6 +5,7 @@
  * runtime/uir_init.h and runtime/uir_npy.h.
  */
 #include "buffers.h"
+#include "../util/escape.h"
 #include "uir_init.h"
 #include "uir_npy.h"
 #include <stdint.h>
@@ -217,7 +218,7 @@ void **buffers_create(UirProgram *p)
 		size_t esize = (size_t)uir_type_size(m->ty);
 		data[i] = (size_t)m->size > SIZE_MAX / esize ? NULL : aligned_zalloc((size_t)m->size * esize);
 		if (!data[i]) {
-			fprintf(p->err, "%s: error: out of memory for buffer %s (%lld bytes)\n", p->path, m->name,
+			uir_eprintf(p->err, "%s: error: out of memory for buffer %s (%lld bytes)\n", p->path, m->name,
 				(long long)m->size * uir_type_size(m->ty));
 			buffers_free(p, data);
 			return NULL;

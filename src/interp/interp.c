@@ -3,6 +3,7 @@
  * register file; a fault leaves the run by longjmp to interp_run(). */
 #include "interp.h"
 #include "interp_int.h"
+#include "../util/escape.h"
 #include "racecheck.h"
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static void **make_allocs(UirProgram *p)
 		const Mem *m = p->allocs[i];
 		a[i] = calloc((size_t)m->size, (size_t)uir_type_size(m->ty));
 		if (!a[i]) {
-			fprintf(p->err, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
+			uir_eprintf(p->err, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
 				(long long)m->size * uir_type_size(m->ty));
 			for (int j = 0; j < i; j++)
 				free(a[j]);

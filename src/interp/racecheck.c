@@ -25,6 +25,7 @@
  */
 #include "racecheck.h"
 #include "interp.h"
+#include "../util/escape.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -415,7 +416,7 @@ int race_check_program(UirProgram *p, FILE *err)
 				r--;
 			line = atoi(r);
 		}
-		fprintf(err, "%s: note: `uir check` rejects this program (%s at line %d); --racecheck runs it anyway and "
+		uir_eprintf(err, "%s: note: `uir check` rejects this program (%s at line %d); --racecheck runs it anyway and "
 			"reports only races that happen\n", p->path, p->first_code, line);
 		p->first_code[0] = 0;
 		p->nerrors = 0;

@@ -15,7 +15,10 @@
 #include "lower.h"
 #include "math_bc.h"
 #include "uir_parallel.h"
+#include "../util/escape.h"
 #include <ffi.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Error.h>
@@ -84,7 +87,7 @@ static void site_diag(UirProgram *p, const FaultSite *s, const char *a, const ch
 
 static void oom_message(FILE *f, const UirProgram *p, const Mem *m)
 {
-	fprintf(f, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
+	uir_eprintf(f, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
 		(long long)m->size * uir_type_size(m->ty));
 }
 
@@ -126,9 +129,11 @@ static char *fault_format(UirProgram *p, const FaultSite *site, const Mem *m)
 	char first[sizeof p->first_code];
 	memcpy(first, p->first_code, sizeof first);
 	p->err = f;
+	uir_escape_keep_placeholders(true); /* they pass diag()'s escaping of control bytes */
 	if (site)
 		site_diag(p, site, "\x01", "\x02");
-	else
+	uir_escape_keep_placeholders(false);
+	if (!site)
 		oom_message(f, p, m);
 	fclose(f);
 	p->err = err;
@@ -581,21 +586,39 @@ static int emit(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const c
 	Lowered lw;
 	int rc = build(p, cx, o, tm, true, &lw, NULL);
 	if (!rc) {
-		char *err = NULL;
-		char *file = xmalloc(strlen(path) + 1);
-		strcpy(file, path);
-		if (kind == UIR_EMIT_IR) {
-			if (LLVMPrintModuleToFile(lw.mod, file, &err))
-				rc = UIR_EXIT_ERROR;
-		} else if (LLVMTargetMachineEmitToFile(tm, lw.mod, file, kind == UIR_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
-						       &err)) {
+		/* made in memory and written here: LLVM's own file streams end the process with
+		 * "LLVM ERROR: IO failure" when a write fails (-o /dev/full) */
+		char *llvm_err = NULL, *ir = NULL;
+		const char *why = NULL;
+		LLVMMemoryBufferRef obj = NULL;
+		if (kind == UIR_EMIT_IR)
+			ir = LLVMPrintModuleToString(lw.mod);
+		else if (LLVMTargetMachineEmitToMemoryBuffer(tm, lw.mod, kind == UIR_EMIT_ASM ? LLVMAssemblyFile
+											 : LLVMObjectFile, &llvm_err, &obj))
+			why = llvm_err ? llvm_err : "unknown error";
+		if (!why) {
+			const char *data = ir ? ir : LLVMGetBufferStart(obj);
+			size_t n = ir ? strlen(ir) : LLVMGetBufferSize(obj);
+			FILE *f = fopen(path, "wb");
+			bool ok = f && fwrite(data, 1, n, f) == n;
+			ok = f && fclose(f) == 0 && ok;
+			struct stat st;
+			if (!ok) {
+				why = strerror(errno);
+				if (f && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+					remove(path); /* no partial output (never a device such as /dev/full) */
+			}
+		}
+		if (why) {
+			uir_eprintf(stderr, "uir compile: cannot write %s: %s\n", path, why);
 			rc = UIR_EXIT_ERROR;
 		}
-		if (rc)
-			fprintf(stderr, "uir compile: cannot write %s: %s\n", path, err ? err : "unknown error");
-		if (err)
-			LLVMDisposeMessage(err);
-		free(file);
+		if (obj)
+			LLVMDisposeMemoryBuffer(obj);
+		if (ir)
+			LLVMDisposeMessage(ir);
+		if (llvm_err)
+			LLVMDisposeMessage(llvm_err);
 	}
 	if (lw.mod)
 		LLVMDisposeModule(lw.mod);

@@ -247,12 +247,11 @@ void source_lines(Emitter *E, Str *b, Loc at)
 	p->err = err;
 	p->nerrors = nerrors;
 	memcpy(p->first_code, first, sizeof first);
-	/* drop diag()'s first line, whose path may hold newlines itself (it is diag()'s format) */
-	const char *head = at.line > 0 ? fmt_str(E->a, "%s:%d:%d: error[E0000]: \n", p->path, at.line, at.col)
-	                               : fmt_str(E->a, "%s:1:1: error[E0000]: \n", p->path);
-	size_t hl = strlen(head);
-	if (!text || len < hl || memcmp(text, head, hl))
+	/* drop diag()'s first line (a newline in the path prints as '?': util/escape.h) */
+	const char *nl = text ? memchr(text, '\n', len) : NULL;
+	if (!nl)
 		uir_internal_error(__FILE__, __LINE__, "unexpected diagnostic layout");
+	size_t hl = (size_t)(nl - text) + 1;
 	str_putn(b, text + hl, len - hl);
 	free(text);
 }
@@ -282,9 +281,9 @@ int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
 {
 	Str head = { 0 }, tail = { 0 };
 	if (loc.line > 0)
-		str_printf(&head, "%s:%d:%d: error[E0601]: %s %s[", E->p->path, loc.line, loc.col, what, m->name);
+		str_printf(&head, "%s:%d:%d: error[E0601]: %s %s[", diag_shown(E->a, E->p->path), loc.line, loc.col, what, m->name);
 	else
-		str_printf(&head, "%s: error[E0601]: %s %s[", E->p->path, what, m->name);
+		str_printf(&head, "%s: error[E0601]: %s %s[", diag_shown(E->a, E->p->path), what, m->name);
 	str_printf(&tail, "] is out of bounds: %s has %lld element%s\n", m->name, (long long)m->size,
 		   m->size == 1 ? "" : "s");
 	source_lines(E, &tail, loc);
@@ -299,9 +298,9 @@ int add_overflow_site(Emitter *E, const OverflowCheck *o)
 	Str head = { 0 }, tail = { 0 };
 	Loc loc = o->at;
 	if (loc.line > 0)
-		str_printf(&head, "%s:%d:%d: error[E0601]: ", E->p->path, loc.line, loc.col);
+		str_printf(&head, "%s:%d:%d: error[E0601]: ", diag_shown(E->a, E->p->path), loc.line, loc.col);
 	else
-		str_printf(&head, "%s: error[E0601]: ", E->p->path);
+		str_printf(&head, "%s: error[E0601]: ", diag_shown(E->a, E->p->path));
 	str_printf(&head, "the offset of %s would overflow: with this loop bound (", o->mem->name);
 	str_put(&tail, ", beyond 2^31-1\n");
 	source_lines(E, &tail, loc);

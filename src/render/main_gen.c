@@ -108,9 +108,10 @@ static void init_file(Emitter *E, Str *o, const Mem *m, const char *name)
 	Str head = { 0 }, tail = { 0 };
 	Loc at = m->init_loc;
 	if (at.line > 0)
-		str_printf(&head, "%s:%d:%d: error[E0203]: %s: ", E->p->path, at.line, at.col, m->path);
+		str_printf(&head, "%s:%d:%d: error[E0203]: %s: ", diag_shown(E->a, E->p->path), at.line, at.col,
+			   diag_shown(E->a, m->path));
 	else
-		str_printf(&head, "%s: error[E0203]: %s: ", E->p->path, m->path);
+		str_printf(&head, "%s: error[E0203]: %s: ", diag_shown(E->a, E->p->path), diag_shown(E->a, m->path));
 	str_put(&tail, "\n");
 	source_lines(E, &tail, at);
 	out_line(o, "if (uir_npy_read(%s, \"%s\", %lld, %s, uir_why, sizeof uir_why) != 0) {", quoted(E, m->path),

@@ -3,6 +3,7 @@
  * `.npy` inputs, notes) is skipped, and so are names that start with a dot.
  */
 #include "test_int.h"
+#include "../util/files.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -52,7 +53,7 @@ static int walk(const char *dir, const struct stat *st, const Ancestor *up,
 
 	DIR *d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "uir test: cannot read folder %s: %s\n", dir, strerror(errno));
+		uir_eprintf(stderr, "uir test: cannot read folder %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	char **names = NULL;
@@ -71,12 +72,15 @@ static int walk(const char *dir, const struct stat *st, const Ancestor *up,
 		struct stat cst;
 		if (stat(path, &cst) != 0) {
 			if (is_uir_name(names[i]))
-				fprintf(stderr, "uir test: skipping %s: %s\n", path, strerror(errno));
+				uir_eprintf(stderr, "uir test: skipping %s: %s\n", path, strerror(errno));
 		} else if (S_ISDIR(cst.st_mode)) {
 			if (walk(path, &cst, &self, list, n) != 0)
 				rc = -1;
 		} else if (S_ISREG(cst.st_mode) && is_uir_name(names[i])) {
 			add(list, n, path);
+		} else if (is_uir_name(names[i])) {
+			uir_eprintf(stderr, "uir test: skipping %s: it is %s, not a regular file\n", path,
+			            uir_not_regular(&cst));
 		}
 		free(path);
 		free(names[i]);
@@ -90,9 +94,9 @@ int ut_collect(const char *path, char ***list, int *n)
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
-			fprintf(stderr, "uir test: no such file or folder: %s\n", path);
+			uir_eprintf(stderr, "uir test: no such file or folder: %s\n", path);
 		else
-			fprintf(stderr, "uir test: cannot read %s: %s\n", path, strerror(errno));
+			uir_eprintf(stderr, "uir test: cannot read %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode))
@@ -101,8 +105,11 @@ int ut_collect(const char *path, char ***list, int *n)
 	base = base ? base + 1 : path;
 	if (S_ISREG(st.st_mode) && is_uir_name(base))
 		add(list, n, path);
+	else if (!S_ISREG(st.st_mode)) /* a FIFO would block the children that open it */
+		uir_eprintf(stderr, "uir test: ignoring %s: it is %s, not a regular file\n", path,
+		            uir_not_regular(&st));
 	else
-		fprintf(stderr, "uir test: ignoring %s: not a .uir file\n", path);
+		uir_eprintf(stderr, "uir test: ignoring %s: not a .uir file\n", path);
 	return 0;
 }
 

@@ -654,6 +654,7 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 	case UT_NSTEPS:
 		break;
 	}
+	push(&a, ut_strdup("--")); /* a test named -rf.uir is a file, not options */
 	push(&a, ut_strdup(t->path));
 	return a.v;
 }

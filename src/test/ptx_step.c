@@ -40,12 +40,13 @@ void ut_ptx_plan(UtConfig *cfg, UtTest *t)
 char **ut_ptx_argv(UtConfig *cfg, UtTest *t)
 {
 	int n = 0;
-	char **v = ut_xmalloc(6 * sizeof *v);
+	char **v = ut_xmalloc(7 * sizeof *v);
 	v[n++] = ut_strdup(cfg->uir);
 	v[n++] = ut_strdup("ptx");
 	v[n++] = ut_strdup("--run");
 	if (t->spec.modes & UT_MODE_CUDA_SPEED)
 		v[n++] = ut_strdup("--time");
+	v[n++] = ut_strdup("--"); /* a test named -rf.uir is a file, not options */
 	v[n++] = ut_strdup(t->path);
 	v[n] = NULL;
 	return v;

@@ -100,7 +100,8 @@ static void usage(FILE *f)
 	fputs("usage: uir test [OPTIONS] PATH...\n"
 	      "Runs the .uir tests in the given files and folders (spec section 10).\n"
 	      "\n"
-	      "  -j, --jobs N        run N tests at once (default: the number of cores)\n"
+	      "  -j, --jobs N        run N tests at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
+	      "                      number of cores)\n"
 	      "      --timeout S     fail a test that runs longer than S seconds\n"
 	      "                      (default 60; 0: no limit)\n"
 	      "      --junit FILE    write a JUnit XML report to FILE\n"
@@ -123,7 +124,7 @@ static void usage(FILE *f)
 static int bad_usage(const char *fmt, const char *arg)
 {
 	fputs("uir test: ", stderr);
-	fprintf(stderr, fmt, arg);
+	uir_eprintf(stderr, fmt, arg);
 	fputs("\nTry 'uir test --help'.\n", stderr);
 	return UT_EXIT_USAGE;
 }
@@ -185,9 +186,9 @@ static int parse_options(Runner *r, Options *o, int argc, char **argv)
 			return 0;
 		switch (c) {
 		case 'j':
-			if ((n = parse_count(optarg, 1, 4096)) < 0)
-				return bad_usage("bad -j value '%s': a whole number of tests, 1 or more",
-				                 optarg);
+			if ((n = parse_count(optarg, 1, UT_MAX_JOBS)) < 0)
+				return bad_usage("bad -j value '%s': a whole number of tests from 1 to "
+				                 UT_MAX_JOBS_TEXT, optarg);
 			r->cfg.jobs = (int)n;
 			break;
 		case OPT_TIMEOUT: {
@@ -291,7 +292,7 @@ static void print_indented(const char *text, size_t len)
 	while (p < stop) {
 		const char *e = memchr(p, '\n', (size_t)(stop - p));
 		size_t n = e ? (size_t)(e - p) : (size_t)(stop - p);
-		printf("    %.*s\n", (int)n, p);
+		uir_eprintf(stdout, "    %.*s\n", (int)n, p);
 		p += n + 1;
 	}
 }
@@ -303,28 +304,28 @@ static void report(Runner *r, UtTest *t)
 	if (t->fail) {
 		t->result = UT_FAIL;
 		r->failed++;
-		printf("FAIL %s: %s\n", t->path, t->fail);
+		uir_eprintf(stdout, "FAIL %s: %s\n", t->path, t->fail);
 		if (r->cfg.verbose && t->detail.len)
 			print_indented(t->detail.data, t->detail.len);
 	} else if (t->skips.len || !t->plan) {
 		t->result = UT_SKIP;
 		r->skipped++;
-		printf("SKIP %s: %s", t->path, t->skips.len ? t->skips.data
+		uir_eprintf(stdout, "SKIP %s: %s", t->path, t->skips.len ? t->skips.data
 		                               : t->notes.len ? t->notes.data : "nothing to run");
 		if (t->skips.len && t->notes.len)
-			printf(" (not run: %s)", t->notes.data);
+			uir_eprintf(stdout, " (not run: %s)", t->notes.data);
 		putchar('\n');
 	} else {
 		t->result = UT_PASS;
 		r->passed++;
 		if (t->notes.len && t->cuda_how)
-			printf("PASS %s (%s; not run: %s)\n", t->path, t->cuda_how, t->notes.data);
+			uir_eprintf(stdout, "PASS %s (%s; not run: %s)\n", t->path, t->cuda_how, t->notes.data);
 		else if (t->notes.len)
-			printf("PASS %s (not run: %s)\n", t->path, t->notes.data);
+			uir_eprintf(stdout, "PASS %s (not run: %s)\n", t->path, t->notes.data);
 		else if (t->cuda_how)
-			printf("PASS %s (%s)\n", t->path, t->cuda_how);
+			uir_eprintf(stdout, "PASS %s (%s)\n", t->path, t->cuda_how);
 		else
-			printf("PASS %s\n", t->path);
+			uir_eprintf(stdout, "PASS %s\n", t->path);
 	}
 	r->finished++;
 	fflush(stdout);
@@ -565,7 +566,7 @@ static void summary(Runner *r)
 		printf("\nfailed:\n");
 		for (int i = 0; i < r->ntests; i++)
 			if (r->tests[i].result == UT_FAIL)
-				printf("  %s\n", r->tests[i].path);
+				uir_eprintf(stdout, "  %s\n", r->tests[i].path);
 	}
 	printf("%d passed, %d failed, %d skipped\n", r->passed, r->failed, r->skipped);
 	fflush(stdout);
@@ -585,7 +586,7 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	memset(&r, 0, sizeof r);
 	Options o = { 0, 0, false };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	r.cfg.jobs = cores > 0 ? (int)(cores < 4096 ? cores : 4096) : 1;
+	r.cfg.jobs = cores > 0 ? (int)(cores < UT_MAX_JOBS ? cores : UT_MAX_JOBS) : 1;
 	r.cfg.timeout = 60;
 	r.cfg.uir = find_self(self_exe, self_buf, sizeof self_buf);
 
@@ -603,7 +604,7 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	if (rc == 0 && r.junit_path) {
 		r.junit = fopen(r.junit_path, "w");
 		if (!r.junit) {
-			fprintf(stderr, "uir test: cannot write %s: %s\n", r.junit_path, strerror(errno));
+			uir_eprintf(stderr, "uir test: cannot write %s: %s\n", r.junit_path, strerror(errno));
 			rc = UT_EXIT_USAGE;
 		} else {
 			fcntl(fileno(r.junit), F_SETFD, FD_CLOEXEC);
@@ -651,7 +652,7 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	if (r.junit) {
 		if (ut_write_junit(r.junit, r.tests, r.ntests, ut_now() - start) != 0 ||
 		    fclose(r.junit) != 0) {
-			fprintf(stderr, "uir test: cannot write %s: %s\n", r.junit_path, strerror(errno));
+			uir_eprintf(stderr, "uir test: cannot write %s: %s\n", r.junit_path, strerror(errno));
 			rc = UT_EXIT_FAILED;
 		}
 	}

@@ -21,6 +21,11 @@
 #include <sys/types.h>
 
 #include "uir/uir.h"
+#include "../util/escape.h" /* uir_eprintf(): user text in messages, control bytes as ? */
+
+/* The most tests `-j` runs at once (each holds two pipes and a process group). */
+#define UT_MAX_JOBS 4096
+#define UT_MAX_JOBS_TEXT "4096"
 
 /* Exit statuses of `uir test` (spec section 7). */
 enum { UT_EXIT_OK = 0, UT_EXIT_FAILED = 1, UT_EXIT_USAGE = 64, UT_EXIT_INTERNAL = 70 };

@@ -1,5 +1,6 @@
 /* diag.c - diagnostics: `FILE:LINE:COL: error[CODE]: message`, the source line, a caret. */
 #include "../uir_internal.h"
+#include "escape.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,65 @@ char *fmt_str(Arena *a, const char *fmt, ...)
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return s;
+}
+
+static bool keep_placeholders;
+
+void uir_escape_keep_placeholders(bool on)
+{
+	keep_placeholders = on;
+}
+
+/* The one rule for user text in messages (escape.h): C itself, or '?' for a control byte. */
+static char shown(char c)
+{
+	unsigned char u = (unsigned char)c;
+	bool keep = (u >= 32 && u != 127) || u == '\t' || (keep_placeholders && (u == 1 || u == 2));
+	return keep ? c : '?';
+}
+
+void uir_put_escaped(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fputc(shown(s[i]), f);
+}
+
+void uir_veprintf(FILE *f, const char *fmt, va_list ap)
+{
+	char small[512], *s = small;
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(small, sizeof small, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small) {
+		s = xmalloc((size_t)n + 1);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+	}
+	size_t len = (size_t)n;
+	bool nl = len > 0 && s[len - 1] == '\n';
+	uir_put_escaped(f, s, nl ? len - 1 : len);
+	if (nl)
+		fputc('\n', f);
+	if (s != small)
+		free(s);
+}
+
+void uir_eprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	uir_veprintf(f, fmt, ap);
+	va_end(ap);
+}
+
+char *diag_shown(Arena *a, const char *s)
+{
+	char *r = arena_strndup(a, s, strlen(s));
+	for (char *c = r; *c; c++)
+		*c = shown(*c);
+	return r;
 }
 
 /* Prints the source line of AT with a caret under its column. Tabs are kept so the
@@ -57,8 +117,7 @@ static void show_line(UirProgram *p, Loc at)
 	}
 	FILE *f = p->err;
 	fprintf(f, " %5d | %s", at.line, cut_left ? "..." : "");
-	for (const char *c = from; c < to; c++)
-		fputc((*c == '\t' || (unsigned char)*c >= 32) && *c != 127 ? *c : '?', f);
+	uir_put_escaped(f, from, (size_t)(to - from));
 	fprintf(f, "%s\n       | %s", cut_right ? "..." : "", cut_left ? "   " : "");
 	for (const char *c = from; c < caret; c++)
 		fputc(*c == '\t' ? '\t' : ' ', f);
@@ -71,9 +130,9 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 		snprintf(p->first_code, sizeof p->first_code, "%s", code);
 	p->nerrors++;
 	if (at.line > 0)
-		fprintf(p->err, "%s:%d:%d: error[%s]: %s\n", p->path, at.line, at.col, code, msg);
+		uir_eprintf(p->err, "%s:%d:%d: error[%s]: %s\n", p->path, at.line, at.col, code, msg);
 	else
-		fprintf(p->err, "%s:1:1: error[%s]: %s\n", p->path, code, msg); /* no source to show */
+		uir_eprintf(p->err, "%s:1:1: error[%s]: %s\n", p->path, code, msg); /* no source to show */
 	show_line(p, at);
 	if (note && *note) {
 		/* each line of the note indented under the caret */
@@ -81,7 +140,7 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 		while (*s) {
 			const char *e = strchr(s, '\n');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
-			fprintf(p->err, "       = %.*s\n", (int)n, s);
+			uir_eprintf(p->err, "       = %.*s\n", (int)n, s);
 			s += n;
 			if (*s == '\n')
 				s++;
@@ -91,7 +150,7 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 
 void diag_note_at(UirProgram *p, Loc at, const char *msg)
 {
-	fprintf(p->err, "%s:%d:%d: note: %s\n", p->path, at.line, at.col, msg);
+	uir_eprintf(p->err, "%s:%d:%d: note: %s\n", p->path, at.line, at.col, msg);
 	show_line(p, at);
 }
 

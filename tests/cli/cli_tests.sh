@@ -1,7 +1,7 @@
 #!/bin/sh
 # Command-line behaviour of `uir`: E0001, usage errors (exit 64), help, exit codes, and
 # that a fault prints nothing on standard output. Usage: cli_tests.sh UIR
-uir=$1
+uir=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -11,7 +11,7 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 expect() {
 	want=$1 pat=$2
 	shift 2
-	"$@" >"$tmp/out" 2>"$tmp/err"
+	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
 	got=$?
 	if [ "$got" != "$want" ]; then bad "$* exited $got, want $want"; return; fi
 	if [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err"; then bad "$*: stderr lacks '$pat'"; cat "$tmp/err"; return; fi
@@ -57,5 +57,64 @@ expect 1 'error\[E0601\]' "$uir" run --repeat 5 "$tmp/fault.uir"
 if [ "$(grep -c E0601 "$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]; then ok; else bad "--repeat 5 of a fault: $(cat "$tmp/err")"; fi
 # --racecheck --time says how long the checked run took
 expect 0 'time (interp, racecheck):.*execution [0-9.]* ms' "$uir" run --racecheck --time "$tmp/acc.uir"
+# ---- issue 15, item 11 ----
+# a test whose name starts with '-' is a file, not options, for the runner's children
+mkdir "$tmp/dash"
+printf '# expect x: 0 1\nbuffer x i32 2 = iota\n' > "$tmp/dash/-rf.uir"
+(cd "$tmp/dash" && "$uir" test -- -rf.uir) > "$tmp/out" 2>&1
+if grep -qxF "PASS -rf.uir" "$tmp/out"; then ok; else bad "uir test -- -rf.uir: $(cat "$tmp/out")"; fi
+# a bad short option in a group is named as written, not the word before it
+expect 64 "uir run: unknown option '-z'" "$uir" run -zq "$tmp/ok.uir"
+expect 64 "uir check: unknown option '-z'" "$uir" check -zq "$tmp/ok.uir"
+expect 64 "uir run: unknown option '--bogus'" "$uir" run --bogus "$tmp/ok.uir"
+expect 64 "uir compile: -o needs a value" "$uir" compile "$tmp/ok.uir" -o
+# control bytes of user text (a path, a file INIT, an option value) print as '?'
+esc=$(printf '\033')
+printf 'buffer x f32 2 = file "a%s[2Jb.npy"\n' "$esc" > "$tmp/esc.uir"
+expect 1 'esc.uir:1:18: error\[E0203\]: a?\[2Jb.npy: cannot open: No such file or directory' "$uir" check "$tmp/esc.uir"
+if grep -q "$esc" "$tmp/err"; then bad "an ESC byte reached the terminal: $(od -c "$tmp/err" | head -3)"; else ok; fi
+expect 1 'error\[E0001\]' "$uir" check "$tmp/x${esc}[2J.uir"
+if grep -q "$esc" "$tmp/err"; then bad "an ESC byte in a path reached the terminal"; else ok; fi
+expect 64 "no buffer called '?\[2J'" "$uir" run --only "${esc}[2J" "$tmp/ok.uir"
+if grep -q "$esc" "$tmp/err"; then bad "an ESC byte in --only reached the terminal"; else ok; fi
+mkdir "$tmp/e${esc}d" && cp "$tmp/ok.uir" "$tmp/e${esc}d/t.uir"
+"$uir" test "$tmp/e${esc}d" > "$tmp/out" 2>&1
+if grep -q "$esc" "$tmp/out" || ! grep -q '^PASS .*/e?d/t.uir$' "$tmp/out"; then bad "uir test printed an ESC byte: $(od -c "$tmp/out" | head -3)"; else ok; fi
+# a missing file INIT says why
+printf 'buffer x f32 2 = file "missing.npy"\n' > "$tmp/miss.uir"
+expect 1 'missing.npy: cannot open: No such file or directory' "$uir" check "$tmp/miss.uir"
+# compile to a full device: uir's message and exit 1, not LLVM's "LLVM ERROR"
+if "$uir" compile "$tmp/ok.uir" -o "$tmp/ok.o" 2>/dev/null; then
+	for e in obj asm llvm; do
+		expect 1 'uir compile: cannot write /dev/full: No space left on device' "$uir" compile "$tmp/ok.uir" -o /dev/full --emit $e
+		if grep -q 'LLVM ERROR' "$tmp/err"; then bad "compile --emit $e -o /dev/full: $(cat "$tmp/err")"; else ok; fi
+	done
+	expect 1 'uir compile: cannot write' "$uir" compile "$tmp/ok.uir" -o "$tmp/nodir/x.o"
+fi
+# E0403 says "an atomic"
+printf 'buffer s i32 4\nloop g 4 global {\n  atomic.add s 0 1\n  loop t 4 local {\n    store s t 1\n  }\n}\n' > "$tmp/e0403.uir"
+expect 1 'error\[E0403\]: an atomic in block code' "$uir" check "$tmp/e0403.uir"
+# offsets inline lets to 4000 expression nodes: a chain of 2000 lets of one op each is
+# checked, 2001 are E0501 with a message that says so
+for n in 2000 2001; do
+	awk -v n=$n 'BEGIN { print "buffer out i32 64"; print "loop t 64 thread {"; print "  let v0 = t"
+		for (i = 1; i < n; i++) printf "  let v%d = add v%d 0\n", i, i - 1
+		printf "  store out v%d 1\n", n - 1; print "}" }' > "$tmp/chain$n.uir"
+done
+expect 0 '' "$uir" check "$tmp/chain2000.uir"
+expect 1 'error\[E0501\]: the offset of out is too large to check: with its lets inlined it nests more than 4000 operations and names deep (a chain of 2000 lets of one op each)' "$uir" check "$tmp/chain2001.uir"
+# -j says its limit
+expect 64 "bad -j value '5000': a whole number of tests from 1 to 4096" "$uir" test -j 5000 "$tmp/ok.uir"
+expect 0 '' "$uir" test -j 4096 "$tmp/ok.uir"
+# a FIFO is not read (opening it would wait for a writer): E0001 for a program, E0203 for
+# a file INIT, and the runner ignores it, each saying so
+mkfifo "$tmp/fifo.uir" "$tmp/fifo.npy"
+expect 1 'fifo.uir:1:1: error\[E0001\]: cannot read the file: it is a FIFO, not a regular file' "$uir" check "$tmp/fifo.uir"
+expect 1 'error\[E0001\]: cannot read the file: it is a FIFO' "$uir" run "$tmp/fifo.uir"
+printf 'buffer x f32 2 = file "fifo.npy"\n' > "$tmp/fifonpy.uir"
+expect 1 'fifo.npy: cannot open: it is a FIFO, not a regular file' "$uir" check "$tmp/fifonpy.uir"
+expect 1 "error\[E0203\]: --input x=$tmp/fifo.npy: cannot open: it is a FIFO" "$uir" run --input "x=$tmp/fifo.npy" "$tmp/ok.uir"
+expect 0 'ignoring .*fifo.uir: it is a FIFO, not a regular file' "$uir" test "$tmp/fifo.uir"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]

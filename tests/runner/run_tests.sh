@@ -141,7 +141,7 @@ fi
 
 # ---- -v prints the failing step's command and outputs ----
 t -v fail/expect_value.uir
-want_line "    \$ $fake run --engine interp fail/expect_value.uir" "-v"
+want_line "    \$ $fake run --engine interp -- fail/expect_value.uir" "-v"
 want_line "    out: 1 2 3 4" "-v"
 t fail/expect_value.uir
 grep -q '^    ' "$work/out" && bad "outputs printed without -v"
@@ -150,8 +150,8 @@ grep -q '^    ' "$work/out" && bad "outputs printed without -v"
 export FAKE_UIR_LOG=$work/log FAKE_UIR_ENGINE=jit
 t --engine jit pass/plain.uir pass/strict.uir
 want_rc 0 "--engine jit"
-grep -qxF "run --engine jit pass/plain.uir" "$work/log" && ok || bad "--engine not passed: $(cat "$work/log")"
-grep -qxF "check --strict pass/strict.uir" "$work/log" && ok || bad "# strict not passed: $(cat "$work/log")"
+grep -qxF "run --engine jit -- pass/plain.uir" "$work/log" && ok || bad "--engine not passed: $(cat "$work/log")"
+grep -qxF "check --strict -- pass/strict.uir" "$work/log" && ok || bad "# strict not passed: $(cat "$work/log")"
 grep -q -- "--engine interp" "$work/log" && bad "--engine jit also ran interp: $(cat "$work/log")"
 t --engine interp pass/plain.uir
 want_rc 1 "--engine interp against a stand-in that wants jit"
@@ -162,8 +162,9 @@ export FAKE_UIR_LOG=$work/log
 : >"$work/log"
 t pass/plain.uir pass/fault.uir
 want_rc 0 "both engines"
-for l in "run --engine interp pass/plain.uir" "run --engine jit pass/plain.uir" \
-	"run --engine interp pass/fault.uir" "run --engine jit pass/fault.uir"; do
+# (every path follows `--`, so that a test named -rf.uir is not read as options)
+for l in "run --engine interp -- pass/plain.uir" "run --engine jit -- pass/plain.uir" \
+	"run --engine interp -- pass/fault.uir" "run --engine jit -- pass/fault.uir"; do
 	grep -qxF "$l" "$work/log" && ok || bad "both engines: no '$l' in: $(cat "$work/log")"
 done
 : >"$work/log"
