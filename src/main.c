@@ -117,6 +117,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+	/* a line per write: a diagnostic's caret line was one write per character */
+	static char errbuf[1 << 14];
+	setvbuf(stderr, errbuf, _IOLBF, sizeof errbuf);
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return UIR_EXIT_USAGE;

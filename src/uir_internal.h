@@ -241,6 +241,8 @@ struct UirProgram {
 	const char *path;      /* as given */
 	char *src;             /* whole text, NUL-terminated */
 	size_t srclen;
+	size_t *line_start;  /* diag.c: where each source line starts (line L at [L - 1]), made on first use */
+	int nlines;
 	Stmt *top;             /* top-level statements, declarations included */
 	Mem **bufs; int nbufs;
 	Mem **allocs; int nallocs;

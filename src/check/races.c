@@ -49,6 +49,9 @@ typedef struct Code {
 	const Stmt *ifs[MAXIFS];
 	bool thens[MAXIFS];
 	int nifs;
+	int *mstart;           /* the accesses to memory k (mem_key) are mlist[mstart[k] .. mstart[k+1]) */
+	int *mlist;            /* access indices grouped by memory, each group in program order */
+	bool *mstored;         /* memory k is stored into in the code */
 	const Mem *coll_mem;   /* the memory whose collision() is cached */
 	const char *coll;
 	const char *coll_why;  /* why collision() could not decide, or NULL */
@@ -82,12 +85,19 @@ static bool skipped(const Code *c, const Mem *m)
 	return c->kind != CK_PHASE && m->is_alloc && m->home == c->root;
 }
 
+/* Memories numbered for the per-memory tables of a Code: buffers, then allocs. */
+static int mem_key(const Code *c, const Mem *m)
+{
+	return m->is_alloc ? c->p->nbufs + m->index : m->index;
+}
+
+/* The range of M's accesses in c->mlist. */
+static int mbeg(const Code *c, const Mem *m) { return c->mstart[mem_key(c, m)]; }
+static int mend(const Code *c, const Mem *m) { return c->mstart[mem_key(c, m) + 1]; }
+
 static bool stored_in_code(const Code *c, const Mem *m)
 {
-	for (int i = 0; i < c->nacc; i++)
-		if (c->acc[i].mem == m && c->acc[i].store)
-			return true;
-	return false;
+	return c->mstored[mem_key(c, m)];
 }
 
 static bool uniform_expr(const Code *c, const Expr *e, bool outside, int depth, long *budget)
@@ -538,9 +548,10 @@ static void exact_run(Enum *en)
 	Code *c = en->c;
 	table_clear(&en->tab);
 	for (en->pass = 0; en->pass < 2 && !en->found && !en->why; en->pass++)
-		for (int i = 0; i < c->nacc && !en->found && !en->why; i++) {
+		for (int j = mbeg(c, en->m); j < mend(c, en->m) && !en->found && !en->why; j++) {
+			int i = c->mlist[j];
 			Access *a = &c->acc[i];
-			if (a->mem != en->m || a->store != (en->pass == 0))
+			if (a->store != (en->pass == 0))
 				continue;
 			Stmt *l[64];
 			int nl = access_loops(c, a, l, 64);
@@ -570,10 +581,9 @@ static bool names(const Expr *e, const Sym *y, int depth, long *budget)
 static bool code_uses(const Code *c, const Mem *m, const Sym *y)
 {
 	long budget = 200000;
-	for (int i = 0; i < c->nacc; i++) {
+	for (int j = mbeg(c, m); j < mend(c, m); j++) {
+		int i = c->mlist[j];
 		const Access *a = &c->acc[i];
-		if (a->mem != m)
-			continue;
 		if (names(a->off, y, 0, &budget))
 			return true;
 		for (int k = 0; k < paths[i].n; k++)
@@ -628,7 +638,7 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 	memset(&en, 0, sizeof en);
 	en.c = c;
 	en.m = m;
-	en.tab.cap = 1 << 10;
+	en.tab.cap = 1 << 6;
 	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
 	en.tab.slots = xmalloc(en.tab.cap / 2 * sizeof *en.tab.slots);
 	en.budget = EXACT_TUPLES;
@@ -896,10 +906,8 @@ static void rules_memory(Code *c, Mem *m)
 	UirProgram *p = c->p;
 	Access *first = NULL;
 	bool any_store = false, all_atomic = true, same_aop = true, any_atomic = false;
-	for (int i = 0; i < c->nacc; i++) {
-		Access *a = &c->acc[i];
-		if (a->mem != m)
-			continue;
+	for (int j = mbeg(c, m); j < mend(c, m); j++) {
+		Access *a = &c->acc[c->mlist[j]];
 		if (!first)
 			first = a;
 		any_store |= a->store;
@@ -911,10 +919,8 @@ static void rules_memory(Code *c, Mem *m)
 		return;
 	/* atomics (ours): the same atomic.OP everywhere is exempt; mixing is E0503 */
 	if (any_atomic) {
-		for (int i = 0; i < c->nacc; i++) {
-			Access *a = &c->acc[i];
-			if (a->mem != m)
-				continue;
+		for (int j = mbeg(c, m); j < mend(c, m); j++) {
+			Access *a = &c->acc[c->mlist[j]];
 			if (a->atomic != first->atomic || a->aop != first->aop) {
 				diag_later(p, a->loc, "E0503", NULL,
 					   "%s is accessed %s in one %s: %s (line %d) and %s (line %d); the order of the updates "
@@ -930,23 +936,20 @@ static void rules_memory(Code *c, Mem *m)
 	}
 	/* one-thread branches (ours) */
 	bool one = !c->strict;
-	for (int i = 0; i < c->nacc && one; i++) {
-		Access *a = &c->acc[i];
-		if (a->mem == m)
-			one = a->onethread && !strcmp(a->onethread, first->onethread ? first->onethread : "");
+	for (int j = mbeg(c, m); j < mend(c, m) && one; j++) {
+		Access *a = &c->acc[c->mlist[j]];
+		one = a->onethread && !strcmp(a->onethread, first->onethread ? first->onethread : "");
 	}
-	for (int i = 0; i < c->nacc; i++) {
-		Access *a = &c->acc[i];
-		if (a->mem != m)
-			continue;
+	for (int j = mbeg(c, m); j < mend(c, m); j++) {
+		Access *a = &c->acc[c->mlist[j]];
 		if (!check_access(c, a, one))
 			return;
 	}
 	if (one)
 		return;
-	for (int i = 0; i < c->nacc; i++) {
-		Access *a = &c->acc[i];
-		if (a->mem != m || a == first)
+	for (int j = mbeg(c, m); j < mend(c, m); j++) {
+		Access *a = &c->acc[c->mlist[j]];
+		if (a == first)
 			continue;
 		if (!norm_equal(&a->norm, &first->norm) || a->width != first->width) {
 			diag_later(p, a->loc, "E0503", advice(c, m, R_TWO_OFFSETS, collision(c, m)),
@@ -972,6 +975,22 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, bool strict)
 	if (!strict && root->value->kind == EX_LIT && root->bound_lit == 1)
 		return;
 	collect(&c, root->body);
+	/* the accesses grouped by memory (a counting sort: linear in the accesses) */
+	int nk = p->nbufs + p->nallocs;
+	c.mstart = xcalloc((size_t)nk + 2, sizeof *c.mstart);
+	c.mlist = xmalloc(((size_t)c.nacc + 1) * sizeof *c.mlist);
+	c.mstored = xcalloc((size_t)nk + 1, sizeof *c.mstored);
+	for (int i = 0; i < c.nacc; i++) {
+		c.mstart[mem_key(&c, c.acc[i].mem) + 1]++;
+		c.mstored[mem_key(&c, c.acc[i].mem)] |= c.acc[i].store;
+	}
+	for (int k = 0; k < nk; k++)
+		c.mstart[k + 1] += c.mstart[k];
+	int *fill = xmalloc(((size_t)nk + 1) * sizeof *fill);
+	memcpy(fill, c.mstart, (size_t)nk * sizeof *fill);
+	for (int i = 0; i < c.nacc; i++)
+		c.mlist[fill[mem_key(&c, c.acc[i].mem)]++] = i;
+	free(fill);
 	for (int i = 0; i < c.nacc; i++) {
 		Access *a = &c.acc[i];
 		a->norm = normalize(&c.nc, a->off);
@@ -988,12 +1007,12 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, bool strict)
 	/* every memory once, in order of first access */
 	for (int i = 0; i < c.nacc; i++) {
 		Mem *m = c.acc[i].mem;
-		bool seen = false;
-		for (int j = 0; j < i && !seen; j++)
-			seen = c.acc[j].mem == m;
-		if (!seen && !skipped(&c, m))
+		if (c.mlist[mbeg(&c, m)] == i && !skipped(&c, m))
 			check_memory(&c, m);
 	}
+	free(c.mstart);
+	free(c.mlist);
+	free(c.mstored);
 	free(c.acc);
 	free(paths);
 	paths = NULL;

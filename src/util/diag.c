@@ -93,10 +93,20 @@ static void show_line(UirProgram *p, Loc at)
 {
 	if (at.line <= 0 || !p->src)
 		return;
-	const char *s = p->src, *end = p->src + p->srclen;
-	for (int l = 1; l < at.line && s < end; s++)
-		if (*s == '\n')
-			l++;
+	const char *end = p->src + p->srclen;
+	if (!p->line_start) {
+		/* one pass over the source for all diagnostics: the lines' starts */
+		int n = 1;
+		for (size_t i = 0; i < p->srclen; i++)
+			n += p->src[i] == '\n';
+		p->line_start = arena_alloc(&p->arena, (size_t)n * sizeof *p->line_start);
+		p->nlines = 0;
+		p->line_start[p->nlines++] = 0;
+		for (size_t i = 0; i < p->srclen; i++)
+			if (p->src[i] == '\n')
+				p->line_start[p->nlines++] = i + 1;
+	}
+	const char *s = at.line <= p->nlines ? p->src + p->line_start[at.line - 1] : end;
 	const char *e = s;
 	while (e < end && *e != '\n')
 		e++;
