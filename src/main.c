@@ -65,6 +65,7 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "strict", no_argument, NULL, 's' },
+		{ "no-exact", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,8 +76,9 @@ int cmd_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': flags |= UIR_CHECK_STRICT; break;
+		case 'x': flags |= UIR_CHECK_NO_EXACT; break;
 		case 'h':
-			printf("usage: uir check [--strict] FILE\n");
+			printf("usage: uir check [--strict] [--no-exact] FILE\n");
 			return 0;
 		default: return cli_bad_option("check", c, argv);
 		}

@@ -376,7 +376,7 @@ bool unroll_fits(const Stmt *s);
 #define UIR_UNROLL_MAX_SIZE 8192.0
 
 /* ---- check/races.c ---- */
-bool check_races(UirProgram *p, bool strict);
+bool check_races(UirProgram *p, unsigned flags); /* UIR_CHECK_* flags */
 
 /* ---- interp.c ---- */
 typedef struct RunOptions {

@@ -40,8 +40,10 @@ const char *uir_type_npy_descr(UirType t);
 
 typedef struct UirProgram UirProgram;
 
-/* Options of uir_check(). */
-enum { UIR_CHECK_STRICT = 1 };
+/* Options of uir_check(): STRICT, the course's race rules without the extensions (atomics,
+ * one-thread branches, guarded sums, a single iteration, the exact analysis); NO_EXACT, the
+ * rules with every extension but the exact analysis (docs/language.md, "The race rules"). */
+enum { UIR_CHECK_STRICT = 1, UIR_CHECK_NO_EXACT = 2 };
 
 /* Reads, parses and types the program in PATH. Errors (E0001, E01xx, E02xx) go to ERR
  * (stderr when NULL). Returns the program, or NULL after printing the first error's

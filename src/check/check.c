@@ -350,5 +350,5 @@ bool check_program(UirProgram *p, unsigned flags)
 	int n = 0;
 	number_phases(p->top, &n);
 	/* E05 */
-	return check_races(p, flags & UIR_CHECK_STRICT);
+	return check_races(p, flags);
 }

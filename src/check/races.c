@@ -43,6 +43,7 @@ typedef struct Code {
 	Stmt *root;          /* the parallel loop */
 	const Sym *psym;
 	bool strict;
+	bool exact;          /* the exact analysis decides what the rules reject */
 	Access *acc;
 	int nacc, cap;
 	NormCtx nc;
@@ -706,7 +707,7 @@ static const char *advice(const Code *c, const Mem *m, RaceKind r, const char *p
 					  : "access it at one offset expression, or use a double buffer";
 		break;
 	}
-	if (!pair && c->coll_why && !c->strict)
+	if (!pair && c->coll_why && c->exact)
 		return fmt_str(&c->p->arena, "the exact analysis cannot decide this for the program's sizes: %s; usual "
 			       "rewrite: %s", c->coll_why, fix);
 	if (!pair)
@@ -894,7 +895,7 @@ static void check_memory(Code *c, Mem *m)
 {
 	int before = diag_pending();
 	rules_memory(c, m);
-	if (c->strict || diag_pending() == before)
+	if (!c->exact || diag_pending() == before)
 		return;
 	const char *pair = collision(c, m);
 	if (pair && !*pair)
@@ -960,7 +961,7 @@ static void rules_memory(Code *c, Mem *m)
 	}
 }
 
-static void run_check(UirProgram *p, CheckKind kind, Stmt *root, bool strict)
+static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 {
 	Code c;
 	memset(&c, 0, sizeof c);
@@ -968,7 +969,9 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, bool strict)
 	c.kind = kind;
 	c.root = root;
 	c.psym = root->sym;
+	bool strict = flags & UIR_CHECK_STRICT;
 	c.strict = strict;
+	c.exact = !strict && !(flags & UIR_CHECK_NO_EXACT);
 	c.nc.a = &p->arena;
 	c.nc.code = root;
 	/* a single iteration (ours): nothing to keep apart */
@@ -1018,29 +1021,29 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, bool strict)
 	paths = NULL;
 }
 
-static void find_codes(UirProgram *p, Stmt *s, bool strict)
+static void find_codes(UirProgram *p, Stmt *s, unsigned flags)
 {
 	for (; s; s = s->next) {
 		if (s->kind == ST_IF) {
-			find_codes(p, s->then_, strict);
-			find_codes(p, s->else_, strict);
+			find_codes(p, s->then_, flags);
+			find_codes(p, s->else_, flags);
 		} else if (s->kind == ST_LOOP) {
 			/* phases before their kernel: when both reject an access, the message of the
 			 * phase (threads of one block) is the one shown */
-			find_codes(p, s->body, strict);
+			find_codes(p, s->body, flags);
 			if (s->axis == AX_THREAD)
-				run_check(p, CK_THREAD, s, strict);
+				run_check(p, CK_THREAD, s, flags);
 			else if (s->axis == AX_GLOBAL)
-				run_check(p, CK_KERNEL, s, strict);
+				run_check(p, CK_KERNEL, s, flags);
 			else if (s->axis == AX_LOCAL)
-				run_check(p, CK_PHASE, s, strict);
+				run_check(p, CK_PHASE, s, flags);
 		}
 	}
 }
 
-bool check_races(UirProgram *p, bool strict)
+bool check_races(UirProgram *p, unsigned flags)
 {
-	find_codes(p, p->top, strict);
+	find_codes(p, p->top, flags);
 	/* the first rule broken anywhere in the program comes first: E0501, E0502, E0503
 	 * (fine point 8; the phase, kernel and thread checks together) */
 	return diag_flush_by_code(p) == 0;

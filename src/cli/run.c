@@ -311,7 +311,7 @@ static int recheck_inputs(UirProgram *p, const RunArgs *a, void **data)
 	}
 	if (!name || a->racecheck)
 		return 0;
-	if (check_races(p, false))
+	if (check_races(p, 0))
 		return 0;
 	uir_eprintf(stderr, "note: `uir check` accepted %s with the INIT of %s; with the values of --input %s "
 		"two iterations race (above), so nothing ran\n", p->path, name, name);

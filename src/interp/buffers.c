@@ -13,25 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-Scalar buffer_get(const void *data, UirType t, int64_t i)
-{
-	Scalar v;
-	v.u = 0;
-	switch (t) {
-	case UIR_BOOL: v.u = ((const uint8_t *)data)[i]; break;
-	case UIR_I8: v.i = ((const int8_t *)data)[i]; break;
-	case UIR_U8: v.u = ((const uint8_t *)data)[i]; break;
-	case UIR_I32: v.i = ((const int32_t *)data)[i]; break;
-	case UIR_U32: v.u = ((const uint32_t *)data)[i]; break;
-	case UIR_I64: v.i = ((const int64_t *)data)[i]; break;
-	case UIR_U64: v.u = ((const uint64_t *)data)[i]; break;
-	case UIR_F32: v.f32 = ((const float *)data)[i]; break;
-	case UIR_F64: v.f64 = ((const double *)data)[i]; break;
-	default: unreachable();
-	}
-	return v;
-}
-
 void buffer_set(void *data, UirType t, int64_t i, Scalar v)
 {
 	switch (t) {
@@ -48,42 +29,6 @@ void buffer_set(void *data, UirType t, int64_t i, Scalar v)
 	}
 }
 
-/* `cast T i` for an i32 i (iota): ints wrap, floats round to nearest even, bool i != 0. */
-static Scalar iota_value(UirType t, int32_t i)
-{
-	Scalar v;
-	v.i = i;
-	if (t == UIR_F32)
-		v.f32 = (float)i;
-	else if (t == UIR_F64)
-		v.f64 = (double)i;
-	else if (t == UIR_BOOL)
-		v.u = i != 0;
-	return v;
-}
-
-/* Element i of `random SEED [LO HI]`. */
-static Scalar random_value(const Mem *m, uint32_t seed, int64_t i)
-{
-	Scalar v;
-	uint64_t k = (uint64_t)i;
-	switch (m->ty) {
-	case UIR_F32:
-		v.f32 = uir_random_f32(seed, k, m->has_range ? m->flo : -1.0, m->has_range ? m->fhi : 1.0);
-		break;
-	case UIR_F64:
-		v.f64 = uir_random_f64(seed, k, m->has_range ? m->flo : -1.0, m->has_range ? m->fhi : 1.0);
-		break;
-	case UIR_BOOL:
-		v.u = uir_random_bits(seed, k) & 1;
-		break;
-	default: /* integers: the low bits, wrapped to the type by buffer_set */
-		v.u = m->has_range ? uir_random_int(seed, k, m->rlo, m->rwidth) : uir_random_bits(seed, k);
-		break;
-	}
-	return v;
-}
-
 int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 {
 	int64_t n = m->size;
@@ -92,13 +37,9 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 		memset(dst, 0, (size_t)n * (size_t)uir_type_size(m->ty));
 		return 0;
 	case INIT_FILL:
-		for (int64_t i = 0; i < n; i++)
-			buffer_set(dst, m->ty, i, m->fill->val);
-		return 0;
 	case INIT_IOTA:
-		for (int64_t i = 0; i < n; i++)
-			buffer_set(dst, m->ty, i, iota_value(m->ty, (int32_t)i));
-		return 0;
+	case INIT_LIST:
+		break;
 	case INIT_RANDOM: {
 		uint32_t seed = (uint32_t)m->seed->val.u;
 		double lo = m->has_range ? m->flo : -1.0, hi = m->has_range ? m->fhi : 1.0;
@@ -115,20 +56,19 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 				d[i] = uir_random_f64(seed, (uint64_t)i, lo, hi);
 			return 0;
 		}
-		for (int64_t i = 0; i < n; i++)
-			buffer_set(dst, m->ty, i, random_value(m, seed, i));
-		return 0;
+		break;
 	}
-	case INIT_LIST:
-		if (m->nlist != n)
-			unreachable();
-		for (int64_t i = 0; i < n; i++)
-			buffer_set(dst, m->ty, i, m->list[i]->val);
-		return 0;
 	case INIT_FILE:
 		return uir_npy_read(m->path, uir_type_npy_descr(m->ty), n, dst, why, whylen);
 	}
-	unreachable();
+	/* element by element, as the checker reads them (types.c, init_element) */
+	for (int64_t i = 0; i < n; i++) {
+		Scalar v;
+		if (!init_element(m, i, &v))
+			unreachable();
+		buffer_set(dst, m->ty, i, v);
+	}
+	return 0;
 }
 
 #ifdef MADV_HUGEPAGE

@@ -45,9 +45,8 @@ int buffers_load_npy(UirProgram *p, void **data, int i, const char *path);
 /* The index of the buffer called NAME, or -1. */
 int buffers_find(const UirProgram *p, const char *name);
 
-/* Element I of DATA, memory of element type T, as a Scalar (extended by T), and back
- * (ints are wrapped to T: the low bits are stored; bool stores v.u != 0). */
-Scalar buffer_get(const void *data, UirType t, int64_t i);
+/* Element I of DATA, memory of element type T, from a Scalar (ints are wrapped to T: the
+ * low bits are stored; bool stores v.u != 0); scalar_at() (uir_internal.h) reads one. */
 void buffer_set(void *data, UirType t, int64_t i, Scalar v);
 
 #endif

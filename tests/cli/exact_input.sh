@@ -41,5 +41,10 @@ for e in interp jit; do
 	"$uir" run --engine $e --input xs="$tmp/x185.npy" "$prog" >"$tmp/out" 2>&1
 	[ $? -eq 1 ] && pass=$((pass + 1)) || bad "--engine $e ran with a racing input"
 done
+# check --no-exact gives the rule's verdict (E0503: two offsets of A), --strict too
+for o in --no-exact --strict; do
+	"$uir" check $o "$prog" >"$tmp/out" 2>&1
+	[ $? -eq 1 ] && grep -q 'error\[E0503\]' "$tmp/out" && pass=$((pass + 1)) || bad "check $o: $(cat "$tmp/out")"
+done
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -8,8 +8,10 @@
  *   uir-bulkdiff [--threads N] [--jit-threads N] FILE...     (or `-`: file names on stdin)
  *
  * A file whose header (the comment lines at its top) has a line `# mutant NAME: check must
- * report CODE` (tests/gen/uirmut.py) is a mutant: it is only loaded and checked, and passes
- * when that reports an error whose first code is CODE; else `FAIL FILE: mutant NAME:
+ * report CODE` (tests/gen/uirmut.py) is a mutant: it is only loaded and checked by the
+ * rules (uir_check with UIR_CHECK_NO_EXACT: a mutant breaks a rule, and may still be
+ * race-free for its sizes), and passes when that reports an error whose first code is
+ * CODE; else `FAIL FILE: mutant NAME:
  * expected CODE, check gave GOT: LINE` (LINE: the first error's line).
  *
  * One line per file, `ok FILE` or `FAIL FILE: WHAT`, then `bulkdiff: N ok, N failed`.
@@ -47,7 +49,7 @@ static size_t buffer_bytes(const Mem *m)
 /* Whether element I of A and B are the same: bit for bit, or both NaN. */
 static bool same_element(UirType t, const void *a, const void *b, int64_t i)
 {
-	Scalar x = buffer_get(a, t, i), y = buffer_get(b, t, i);
+	Scalar x = scalar_at(a, t, i), y = scalar_at(b, t, i);
 	if (t == UIR_F32)
 		return (isnan(x.f32) && isnan(y.f32)) || !memcmp(&x.f32, &y.f32, sizeof x.f32);
 	if (t == UIR_F64)
@@ -58,7 +60,7 @@ static bool same_element(UirType t, const void *a, const void *b, int64_t i)
 /* Element I of DATA as text, into S (N bytes): floats with %.9g/%.17g and their bits. */
 static void format_element(char *s, size_t n, UirType t, const void *data, int64_t i)
 {
-	Scalar v = buffer_get(data, t, i);
+	Scalar v = scalar_at(data, t, i);
 	uint32_t b32;
 	switch (t) {
 	case UIR_F32:
@@ -219,7 +221,7 @@ static bool check_mutant(const char *path, const char *name, const char *code)
 		return false;
 	}
 	UirProgram *p = uir_load(path, ms);
-	int nerr = p ? uir_check(p, 0, ms) : 1;
+	int nerr = p ? uir_check(p, UIR_CHECK_NO_EXACT, ms) : 1; /* the rule the mutant breaks */
 	fclose(ms);
 	const char *e = nerr && text ? strstr(text, "error[") : NULL;
 	char got[32] = "nothing (accepted)";
