@@ -343,13 +343,12 @@ static const Expr *lane_of(const Expr *e, int lane)
 	return e;
 }
 
-/* Whether E may be a constant to a C front end: it loads nothing and uses no loop index
- * other than an unrolled one's (a `let` counts as its value: gcc reads a const variable's
- * constant initializer). */
-static bool maybe_const(Emitter *E, const Expr *e, int depth)
+/* Whether E loads nothing and uses no loop index other than an unrolled one's (a `let`
+ * counts as its value): a value that is the same every time the code runs. */
+static bool invariant(Emitter *E, const Expr *e, int depth)
 {
 	if (depth > 64)
-		return true;
+		return false;
 	switch (e->kind) {
 	case EX_LIT: return true;
 	case EX_NAME:
@@ -357,25 +356,90 @@ static bool maybe_const(Emitter *E, const Expr *e, int depth)
 			return false;
 		if (e->sym->kind == SYM_LOOP)
 			return sym_info(E, e->sym)->fixed;
-		return maybe_const(E, e->sym->def->value, depth + 1);
+		return invariant(E, e->sym->def->value, depth + 1);
 	case EX_OP:
 		if (e->op == OP_LOAD)
 			return false;
 		for (int i = 0; i < e->nargs; i++)
-			if (!maybe_const(E, e->args[i], depth + 1))
+			if (!invariant(E, e->args[i], depth + 1))
 				return false;
 		return true;
 	}
 	return false;
 }
 
+/* Whether E is a literal finite float other than 0, or an odd integer literal: a factor
+ * that keeps a varying value varying. */
+static bool lit_factor(const Expr *e)
+{
+	if (e->kind != EX_LIT)
+		return false;
+	if (e->ty == UIR_F32)
+		return isfinite(e->val.f32) && e->val.f32 != 0;
+	if (e->ty == UIR_F64)
+		return isfinite(e->val.f64) && e->val.f64 != 0;
+	return type_is_int(e->ty) && (e->val.u & 1);
+}
+
+/* Whether lane LANE of E can never be a constant to a C front end, whatever it folds: a
+ * load, an index of a loop that is not unrolled (a plain loop's, one past the unroll
+ * budget's, a thread's), and what one-to-one operations make of one: a cast, neg, an int
+ * add, sub or xor with an invariant value, a float add or sub of a finite literal, a
+ * product with an odd literal (ints) or a finite nonzero one (floats); a `let` counts as
+ * its value. Anything else may fold: `x[i] * 0`, `i - i`, `u[i] & 0u` (gcc folds each to 0). */
+static bool varies(Emitter *E, const Expr *e, int lane, int depth)
+{
+	if (depth > 64)
+		return false;
+	if (e->lanes == 1)
+		lane = -1;
+	switch (e->kind) {
+	case EX_LIT: return false;
+	case EX_NAME:
+		if (!e->sym || e->sym->kind == SYM_MEM)
+			return false;
+		if (e->sym->kind == SYM_LOOP)
+			return !sym_info(E, e->sym)->fixed;
+		return varies(E, e->sym->def->value, lane, depth + 1);
+	case EX_OP:
+		break;
+	}
+	const Expr *a = e->nargs > 0 ? lane_of(e->args[0], lane) : NULL;
+	const Expr *b = e->nargs > 1 ? lane_of(e->args[1], lane) : NULL;
+	switch (e->op) {
+	case OP_LOAD:
+		return true;
+	case OP_SPLAT:
+	case OP_VEC:
+		return lane_of(e, lane) != e && varies(E, lane_of(e, lane), -1, depth + 1);
+	case OP_CAST:
+	case OP_BITCAST:
+	case OP_NEG:
+		return varies(E, a, lane, depth + 1);
+	case OP_ADD:
+	case OP_SUB:
+	case OP_XOR:
+		if (type_is_float(e->ty))
+			return e->op != OP_XOR && ((varies(E, a, lane, depth + 1) && lit_factor(b)) ||
+			                           (varies(E, b, lane, depth + 1) && lit_factor(a)));
+		return (varies(E, a, lane, depth + 1) && invariant(E, b, depth + 1)) ||
+		       (varies(E, b, lane, depth + 1) && invariant(E, a, depth + 1));
+	case OP_MUL:
+		return (varies(E, a, lane, depth + 1) && lit_factor(b)) || (varies(E, b, lane, depth + 1) && lit_factor(a));
+	default:
+		return false;
+	}
+}
+
 /* Whether float `sub a b` must be written uir_sub_T(a, b), a - b in a function, rather
  * than `a - b`: gcc 12 folds `0.0 - X` into `-X` when it takes X for a value that cannot
  * be -0 (an integer converted to float, fabs, a ?: of such, and what folds to them, such
  * as X * 1.0), which gives -0 for X = +0 where IEEE gives +0, at every -O level. It does so
- * when the zero is a constant in the same expression: a literal +0, or an expression that
- * may be constant (one whose value this renderer does not compute). A literal B is folded
- * with a constant A instead, so it needs no helper. Found by bulkrender (seed 114384). */
+ * when its front end sees the zero in the same expression: a literal +0, or any expression
+ * it may fold to one (one that varies() does not show to vary: `(double)(x[i] * 0)` and
+ * `(double)(i - i)` fold too). A literal B is folded with a constant A instead, so it needs
+ * no helper. Its later passes do not (a loop index that unrolling makes 0 is not folded
+ * so). Found by bulkrender (seed 114384). */
 static bool sub_hides_zero(Emitter *E, const Expr *e, int lane)
 {
 	const Expr *a = lane_of(e->args[0], lane), *b = e->args[1];
@@ -384,7 +448,7 @@ static bool sub_hides_zero(Emitter *E, const Expr *e, int lane)
 	if (a->kind == EX_LIT)
 		return a->ty == UIR_F32 ? a->val.f32 == 0 && !signbit(a->val.f32)
 		                        : a->val.f64 == 0 && !signbit(a->val.f64);
-	return maybe_const(E, a, 0);
+	return !varies(E, a, lane, 0);
 }
 
 static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
