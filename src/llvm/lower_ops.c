@@ -126,14 +126,15 @@ static LLVMValueRef int_divmod(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef
 
 /* ---- conversions ---- */
 
-/* u32 and u64 to f32/f64 of X, whose range (range.c) is RA: never a plain uitofp.
+/* u8, u32 and u64 to f32/f64 of X, whose range (range.c) is RA: never a plain uitofp.
  *
  * LLVM 19's SLP vectoriser miscompiles `uitofp iN v` when v has at least N/2 sign bits
- * (a sext from i8 or i16, an ashr, ...) and may be negative as a signed value: its
+ * (a sext from i8, i1 or i16, an ashr, ...) and may be negative as a signed value: its
  * minimum-bitwidth analysis shrinks the operand to the narrow signed type and then emits
  * `uitofp <K x i8>` of it, dropping the sign extension (`cast f32 (cast u32 x)` of an i8
- * -37 gave 219, not 4294967259; `opt-19 -passes=slp-vectorizer` does the same to two
- * hand-written lanes of `sext i8 to i32; uitofp i32`). It strikes scalar conversions in
+ * -37 gave 219, not 4294967259; `cast f64 (bitcast u8 (neg (cast i8 b)))` of a true bool
+ * gave 1, not 255, through `uitofp <2 x i1>`; `opt-19 -passes=slp-vectorizer` does the
+ * same to two hand-written lanes of `sext i8 to i32; uitofp i32`). It strikes scalar conversions in
  * runs that it vectorises (short loops unrolled, straight-line code), and the operand may
  * only become a sext late (a store forwarded to a load after unrolling), so no test of X
  * here can tell which conversions are at risk. A freeze does not help (InstCombine pushes
@@ -142,28 +143,31 @@ static LLVMValueRef int_divmod(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef
  * which a narrowed signed operand is right, and a select on the sign bit:
  *
  * - v >= 0 as a signed value: sitofp v, the same number;
- * - otherwise, u32 to f64: sitofp v + 2^32, exact (v + 2^32 < 2^32 fits in 53 bits);
+ * - otherwise, u8 to f32/f64 and u32 to f64: sitofp v + 2^N, exact (the sum, below 2^N,
+ *   fits in the format's 24 or 53 bits, as sitofp v does);
  * - otherwise, u32 to f32 and u64 to f32/f64: t = (v >> 1) | (v & 1), below 2^(N-1), is
  *   converted with sitofp and doubled. Exact: v >= 2^(N-1) has N significant bits of
  *   which the format keeps at most 53 of 64 (24 of 32), so bit 0 of v and of t lie at least
  *   7 bits below the rounding point, where only their OR (the sticky bit) decides: t
  *   rounds as v / 2 does, and doubling is exact (2^64 is a finite f32).
  *
- * Left out where it cannot matter: a constant (folded here), and a u32 that range.c
- * proves below 2^31 (a narrowed signed operand holds the same non-negative value). Vector
+ * Left out where it cannot matter: a constant (folded here), and a u8 or u32 that range.c
+ * proves below 2^(N-1) (a narrowed signed operand holds the same non-negative value). Vector
  * conversions take the same form (their lanes can be scalarised and vectorised again).
  * tests/programs/found/uitofp_sext_slp_narrowing.uir has the cases. */
 static LLVMValueRef wide_uitofp(L *l, LLVMValueRef x, UirType from, UirType to, LLVMTypeRef tt, int lanes,
 	const Rng *ra)
 {
-	if (LLVMIsConstant(x) || (from == UIR_U32 && ra && ra->known && ra->hi < 2147483648LL))
+	int bits = type_bits(from);
+	if (LLVMIsConstant(x) || (from != UIR_U64 && ra && ra->known && ra->hi < (1LL << (bits - 1))))
 		return LLVMBuildUIToFP(l->b, x, tt, "");
 	LLVMTypeRef st = val_type(l, from, 1);
 	LLVMValueRef neg = LLVMBuildICmp(l->b, LLVMIntSLT, x, int_const(st, 0, lanes), "");
 	LLVMValueRef pos = LLVMBuildSIToFP(l->b, x, tt, "");
 	LLVMValueRef big;
-	if (from == UIR_U32 && to == UIR_F64) {
-		big = LLVMBuildFAdd(l->b, pos, splat_const(LLVMConstReal(l->t_f64, 4294967296.0), lanes), "");
+	if (from == UIR_U8 || (from == UIR_U32 && to == UIR_F64)) {
+		LLVMTypeRef ft = to == UIR_F64 ? l->t_f64 : l->t_f32;
+		big = LLVMBuildFAdd(l->b, pos, splat_const(LLVMConstReal(ft, (double)(1LL << bits)), lanes), "");
 	} else {
 		LLVMValueRef one = int_const(st, 1, lanes);
 		LLVMValueRef t = LLVMBuildOr(l->b, LLVMBuildLShr(l->b, x, one, ""), LLVMBuildAnd(l->b, x, one, ""), "");
@@ -195,7 +199,7 @@ static LLVMValueRef cast(L *l, LLVMValueRef x, UirType from, UirType to, int lan
 	if (type_is_int(from)) {
 		if (type_is_signed(from))
 			return LLVMBuildSIToFP(l->b, x, tt, "");
-		if (from == UIR_U32 || from == UIR_U64)
+		if (from == UIR_U8 || from == UIR_U32 || from == UIR_U64)
 			return wide_uitofp(l, x, from, to, tt, lanes, ra);
 		return LLVMBuildUIToFP(l->b, x, tt, "");
 	}
