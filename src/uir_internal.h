@@ -366,12 +366,13 @@ double stmts_work(const Stmt *s);
  * per lane: every loop counts its body once, except an `unroll` loop that unroll_fits(),
  * which counts BOUND copies. */
 double stmts_code_size(const Stmt *s);
-/* Whether the LLVM back end (JIT, compile, ptx) unrolls the `unroll` loop S: when its BOUND
- * copies of the body come to at most UIR_UNROLL_MAX_SIZE units of code. A bigger one
- * (nested `unroll` loops multiply) is compiled as a plain loop, with the same results (the
- * renderers unroll completely, as the spec says, and leave the rest to the C compiler):
- * unrolling 4096 copies of a 10-op body took LLVM's O3 pipeline 1.9 s, and nested 64 x 64
- * copies of a loop nest stalled its GVN pass for minutes (docs/llvm.md). */
+/* Whether the LLVM back end (JIT, compile, ptx) and the renderers unroll the `unroll` loop
+ * S: when its BOUND copies of the body come to at most UIR_UNROLL_MAX_SIZE units of code. A
+ * bigger one (nested `unroll` loops multiply) is compiled as a plain loop, with the same
+ * results (the renderers add an unroll hint, as spec 6 allows; docs/render.md): unrolling
+ * 4096 copies of a 10-op body took LLVM's O3 pipeline 1.9 s, nested 64 x 64 copies of a
+ * loop nest stalled its GVN pass for minutes (docs/llvm.md), and gcc -O2 took a minute on
+ * such a nest rendered as C. */
 bool unroll_fits(const Stmt *s);
 #define UIR_UNROLL_MAX_SIZE 8192.0
 

@@ -590,6 +590,36 @@ static void unroll_loop(Emitter *E, const Stmt *s)
 	si->fixed = false;
 }
 
+/* An `unroll` loop past the code-size budget (unroll_fits(), src/cost.c: its copies would
+ * come to more than UIR_UNROLL_MAX_SIZE units of code, which nested 64 x 64 loops reach; the
+ * JIT and `ptx` keep the same loops as loops): a plain loop, as spec 6 allows, with the hint
+ * to unroll it by the largest divisor of its bound whose copies fit the budget (none when
+ * that is 1). `#pragma GCC unroll N` is gcc's and clang's; nvcc's is `#pragma unroll N`. Its
+ * index is a variable, not a literal (maybe_const in expr.c, range.c). */
+static void hinted_loop(Emitter *E, const Stmt *s)
+{
+	double body = 1 + stmts_code_size(s->body);
+	int64_t n = 1;
+	for (int64_t d = s->bound_lit - 1; d > 1; d--)
+		if (s->bound_lit % d == 0 && (double)d * body <= UIR_UNROLL_MAX_SIZE) {
+			n = d;
+			break;
+		}
+	line(E, "/* loop %s %lld unroll: %lld copies of %.0f units of code each are past the budget of "
+		"%.0f (docs/render.md) */", s->sym->name, (long long)s->bound_lit, (long long)s->bound_lit, body,
+	     UIR_UNROLL_MAX_SIZE);
+	if (n > 1 && E->cuda) {
+		/* g++ 12 warns about it under -Wall, and its -Wunknown-pragmas cannot be silenced
+		 * by a pragma in C++ (gcc bug 53431): only nvcc (and clang in CUDA mode) see it */
+		line(E, "#ifdef __CUDACC__");
+		line(E, "#pragma unroll %lld", (long long)n);
+		line(E, "#endif");
+	} else if (n > 1) {
+		line(E, "#pragma GCC unroll %lld", (long long)n);
+	}
+	plain_loop(E, s);
+}
+
 /* ---- blocks ---- */
 
 void emit_block(Emitter *E, const Stmt *s)
@@ -619,8 +649,10 @@ void emit_block(Emitter *E, const Stmt *s)
 		case ST_LOOP:
 			if (s->axis == AX_NONE)
 				plain_loop(E, s);
+			else if (s->axis == AX_UNROLL && unroll_fits(s))
+				unroll_loop(E, s); /* completely, within the budget (spec 6) */
 			else if (s->axis == AX_UNROLL && s->bound_lit >= 1)
-				unroll_loop(E, s); /* completely, as spec 8.3 says (the JIT may not: unroll_fits()) */
+				hinted_loop(E, s);
 			else if (!E->loop_hook || !E->loop_hook(E, s))
 				plain_loop(E, s);
 			break;
