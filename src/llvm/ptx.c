@@ -50,6 +50,55 @@ bool ptx_arch_known(const char *arch)
 	return false;
 }
 
+/* Kernel parameter space: every buffer a kernel uses is one 8-byte pointer parameter.
+ * ptxas takes at most 4352 bytes of them at PTX ISA versions before 8.1 (LLVM 19 writes
+ * 7.8 for sm_90), and 32764 bytes at 8.1 and later on sm_70 and later: so a kernel of 545
+ * to 4095 buffers gets `.version 8.1` (which needs a CUDA 12.1 driver to load), and one of
+ * more (or of more than 544 below sm_70) is refused, as a program not in kernel form is. */
+enum { PTX_PARAMS_OLD = 4352, PTX_PARAMS_81 = 32764, PTX_PARAM_BYTES = 8 };
+
+/* The global loop of P whose kernel takes the most buffers, and how many. */
+static const Stmt *widest_kernel(const UirProgram *p, int *nbufs)
+{
+	const Stmt *w = NULL;
+	*nbufs = 0;
+	for (const Stmt *s = p->top; s; s = s->next) {
+		if (s->kind != ST_LOOP)
+			continue;
+		int n = 0;
+		for (int i = 0; i < p->nbufs; i++)
+			n += stmts_use_mem(s->body, p->bufs[i]);
+		if (!w || n > *nbufs) {
+			w = s;
+			*nbufs = n;
+		}
+	}
+	return w;
+}
+
+/* The target features ARCH needs for P's kernel parameters ("" or "+ptx81"), or NULL
+ * after printing `invalid: REASON` when no PTX version takes them. */
+static const char *param_features(const UirProgram *p, const char *arch)
+{
+	int n;
+	const Stmt *s = widest_kernel(p, &n);
+	long bytes = (long)n * PTX_PARAM_BYTES;
+	if (bytes <= PTX_PARAMS_OLD)
+		return "";
+	bool volta = atoi(arch + 3) >= 70;
+	if (volta && bytes <= PTX_PARAMS_81)
+		return "+ptx81";
+	if (volta)
+		fprintf(stderr, "invalid: line %d: global loop '%s' uses %d buffers, %ld bytes of kernel parameters; a PTX "
+			"kernel takes at most %d (%d buffers)\n", s->loc.line, s->sym->name, n, bytes, PTX_PARAMS_81,
+			PTX_PARAMS_81 / PTX_PARAM_BYTES);
+	else
+		fprintf(stderr, "invalid: line %d: global loop '%s' uses %d buffers, %ld bytes of kernel parameters; a PTX "
+			"kernel for %s takes at most %d (%d buffers; %d from sm_70 on)\n", s->loc.line, s->sym->name, n,
+			bytes, arch, PTX_PARAMS_OLD, PTX_PARAMS_OLD / PTX_PARAM_BYTES, PTX_PARAMS_81 / PTX_PARAM_BYTES);
+	return NULL;
+}
+
 static int internal(const char *what, const char *detail)
 {
 	fprintf(stderr, "internal error: NVPTX back end: %s%s%s (a bug in uir; please report it)\n", what,
@@ -337,8 +386,8 @@ static char *force_rn(const char *in, int *fixed)
 	return out;
 }
 
-/* The NVPTX target machine for ARCH (known), or NULL after a message. */
-static LLVMTargetMachineRef ptx_tm(const char *arch)
+/* The NVPTX target machine for ARCH (known) with FEATURES, or NULL after a message. */
+static LLVMTargetMachineRef ptx_tm(const char *arch, const char *features)
 {
 	LLVMInitializeNVPTXTargetInfo();
 	LLVMInitializeNVPTXTarget();
@@ -352,7 +401,7 @@ static LLVMTargetMachineRef ptx_tm(const char *arch)
 		LLVMDisposeMessage(err);
 		return NULL;
 	}
-	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, arch, "", LLVMCodeGenLevelAggressive,
+	LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, PTX_TRIPLE, arch, features, LLVMCodeGenLevelAggressive,
 							  LLVMRelocDefault, LLVMCodeModelDefault);
 	if (!tm)
 		internal("cannot create the NVPTX target machine", NULL);
@@ -365,7 +414,7 @@ int ptx_fault(UirProgram *p, const UirPtxOptions *po, uint64_t code);
 int ptx_fault(UirProgram *p, const UirPtxOptions *po, uint64_t code)
 {
 	const char *arch = po->arch ? po->arch : "sm_90";
-	LLVMTargetMachineRef tm = ptx_tm(ptx_arch_known(arch) ? arch : "sm_90");
+	LLVMTargetMachineRef tm = ptx_tm(ptx_arch_known(arch) ? arch : "sm_90", "");
 	if (!tm)
 		return UIR_EXIT_INTERNAL;
 	LLVMContextRef cx = LLVMContextCreate();
@@ -381,7 +430,8 @@ int ptx_fault(UirProgram *p, const UirPtxOptions *po, uint64_t code)
 }
 
 /* `uir ptx`: the PTX (or with o->llvm_ir the NVPTX LLVM IR) of the checked kernel-form
- * program P into *TEXT (malloc'ed). Returns 0, 64 for an unknown arch, or 70. */
+ * program P into *TEXT (malloc'ed). Returns 0, 64 for an unknown arch, 2 (after an
+ * `invalid:` line) for a kernel with more buffers than PTX takes, or 70. */
 int ptx_generate(UirProgram *p, const UirPtxOptions *po, char **text);
 int ptx_generate(UirProgram *p, const UirPtxOptions *po, char **text)
 {
@@ -391,7 +441,10 @@ int ptx_generate(UirProgram *p, const UirPtxOptions *po, char **text)
 		fprintf(stderr, "uir ptx: unknown --arch '%s' (LLVM's NVPTX back end knows sm_20 ... sm_90a)\n", arch);
 		return UIR_EXIT_USAGE;
 	}
-	LLVMTargetMachineRef tm = ptx_tm(arch);
+	const char *features = param_features(p, arch);
+	if (!features)
+		return UIR_EXIT_NOT_KERNEL;
+	LLVMTargetMachineRef tm = ptx_tm(arch, features);
 	if (!tm)
 		return UIR_EXIT_INTERNAL;
 	char *err = NULL;

@@ -10,6 +10,11 @@
 #                                   one `invalid:` line and nothing on stdout
 #   ptx_tests.sh cli UIR DIR        usage errors (64), --help, -o, --llvm, --arch, exit 1
 #                                   for a wrong program (DIR: tests/ptx/programs)
+#   ptx_tests.sh params UIR         kernels of many buffers (generated here): up to 544
+#                                   (4352 bytes of parameters) `.version 7.8`, 545 to 4095
+#                                   `.version 8.1`, which ptxas accepts; 4096, or 545 below
+#                                   sm_70, exit 2 with one `invalid:` line (the ptxas half is
+#                                   skipped, exit 77 when all else passed, without ptxas)
 #   ptx_tests.sh driver UIR FAKEDIR `uir ptx --run` and `uir test --ptx` against the stand-in
 #                                   libcuda.so.1 in FAKEDIR (tests/ptx/fake_cuda.c): launches,
 #                                   buffers back, a recorded fault, no driver
@@ -194,6 +199,17 @@ driver)
 	printf 'launch uir_k1 2 8 1\nlaunch uir_k2 3 1 1\n' >"$tmp/wantlog"
 	cmp -s "$tmp/log" "$tmp/wantlog" && ok || { bad "launches differ"; diff "$tmp/wantlog" "$tmp/log"; }
 	expect 0 'time: kernels' "$uir" ptx --run --time "$tmp/p.uir"
+	# 545 buffers (over the 4352 bytes of PTX 7.8: the PTX is 8.1): one launch of 545
+	# parameters, and the buffers back (as they went: the stand-in runs no kernel)
+	awk 'BEGIN { for (i = 0; i < 545; i++) printf "buffer b%d i32 1\n", i
+		print "loop g 1 global {"; print "  loop t 1 local {"
+		for (i = 0; i < 545; i++) printf "    store b%d t %d\n", i, i
+		print "  }"; print "}" }' >"$tmp/wide.uir"
+	: >"$tmp/log"
+	expect 0 '' "$uir" ptx --run "$tmp/wide.uir"
+	printf 'launch uir_k0 1 1 545\n' >"$tmp/wantlog"
+	cmp -s "$tmp/log" "$tmp/wantlog" && ok || { bad "545 buffers: launches differ"; diff "$tmp/wantlog" "$tmp/log"; }
+	grep -q '^b544: 0$' "$tmp/out" && ok || bad "545 buffers: b544 did not come back"
 	# a recorded fault: run's E0601 for its site, nothing on stdout, exit 1
 	printf 'buffer x i32 4\nbuffer n i32 1 = [9]\nloop g 1 global {\n  loop t 4 local {\n    store x (add t (load n 0)) 1\n  }\n}\n' >"$tmp/oob.uir"
 	FAKE_CUDA_FAULT=$(((1 << 32) | 9)) expect 1 'error\[E0601\].*x\[9\]' "$uir" ptx --run "$tmp/oob.uir"
@@ -208,8 +224,57 @@ driver)
 	grep -q 'ptx differs from run' "$tmp/t2" && ok || { bad "uir test --ptx: diff.uir did not fail on ptx"; cat "$tmp/t2"; }
 	finish
 	;;
+params)
+	ptxas=${PTXAS:-/usr/local/cuda/bin/ptxas}
+	[ -x "$ptxas" ] || ptxas=$(command -v ptxas 2>/dev/null)
+	[ -n "$ptxas" ] && [ -x "$ptxas" ] || ptxas=
+	# many N: a kernel of N buffer parameters (8 bytes each): N - 1 it stores, one it reads
+	many() {
+		awk -v n="$(($1 - 1))" 'BEGIN {
+			for (i = 0; i < n; i++) printf "buffer b%d f32 2\n", i
+			print "buffer r i32 2 = [1 0]"
+			print "loop g 1 global {"; print "  loop t 2 local {"
+			for (i = 0; i < n; i++) printf "    store b%d t (cast f32 (add (load r t) %d))\n", i, i
+			print "  }"; print "}" }' >"$tmp/many$1.uir"
+	}
+	for n in 544 545 4095; do
+		many $n
+		f=$tmp/many$n.uir
+		case $n in 544) want=7.8 ;; *) want=8.1 ;; esac
+		if ! "$uir" ptx "$f" -o "$tmp/k.ptx" 2>"$tmp/err"; then
+			bad "uir ptx of $n parameters failed"; head -3 "$tmp/err"; continue
+		fi
+		v=$(sed -n 's/^\.version //p' "$tmp/k.ptx")
+		[ "$v" = "$want" ] && ok || bad "$n parameters: .version $v, want $want"
+		[ -z "$ptxas" ] && continue
+		if "$ptxas" -arch=sm_90 "$tmp/k.ptx" -o "$tmp/k.cubin" 2>"$tmp/err"; then
+			ok
+		else
+			bad "ptxas rejects the PTX of $n parameters"; head -3 "$tmp/err"
+		fi
+	done
+	# refused: 4096 parameters anywhere, 545 below sm_70 (exit 2, one line, nothing out)
+	many 4096
+	many 545
+	for c in "4096 sm_90" "545 sm_60"; do
+		set -- $c
+		"$uir" ptx --arch "$2" "$tmp/many$1.uir" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		if [ "$rc" != 2 ] || [ -s "$tmp/out" ] || [ "$(wc -l <"$tmp/err")" != 1 ] ||
+			! grep -q "^invalid: line $(($1 + 1)): global loop 'g' uses $1 buffers" "$tmp/err"; then
+			bad "$1 buffers for $2: exit $rc, want 2 and one invalid: line"; cat "$tmp/err"
+		else
+			ok
+		fi
+	done
+	if [ -z "$ptxas" ] && [ "$fail" = 0 ]; then
+		echo "params: $pass passed; no ptxas (set PTXAS): its checks skipped"
+		exit 77
+	fi
+	finish
+	;;
 *)
-	echo "usage: ptx_tests.sh ptxas|grep|cli|driver UIR DIR..." >&2
+	echo "usage: ptx_tests.sh ptxas|grep|cli|params|driver UIR DIR..." >&2
 	exit 64
 	;;
 esac
