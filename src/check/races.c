@@ -372,7 +372,15 @@ enum {
 };
 #define EXACT_WORK 40000000L     /* expression nodes evaluated, at most, per memory */
 
-typedef struct Hit { int64_t off; int64_t pval; int acc; bool used; } Hit;
+/* An element written in one run of the code: by iteration PVAL (access ACC), and when every
+ * write so far is one atomic op (ATOM, AOP), perhaps by a second iteration PVAL2 (HAS2):
+ * same-op atomics of two iterations commute, so they do not collide with each other. */
+typedef struct Hit {
+	int64_t off, pval, pval2;
+	int acc, acc2;
+	bool used, atom, has2;
+	AtomicOp aop;
+} Hit;
 
 /* Open addressing, at most half full; SLOTS lists the slots in use, to clear them. */
 typedef struct Table { Hit *v; size_t cap, used; size_t *slots; } Table;
@@ -480,17 +488,34 @@ static void visit(Enum *en)
 					undecidable(en, "more than 2^20 elements written in one run of the code");
 					return;
 				}
-				table_put(&en->tab, (Hit){ o, pv, en->acc, true });
-			} else if (h->pval != pv) {
-				int64_t x = h->pval < pv ? h->pval : pv, y = h->pval < pv ? pv : h->pval;
+				table_put(&en->tab, (Hit){ .off = o, .pval = pv, .acc = en->acc, .used = true,
+							   .atom = a->atomic, .aop = a->aop });
+				continue;
+			}
+			if (h->atom && a->atomic && a->aop == h->aop) {
+				if (pv != h->pval && !h->has2) {
+					h->pval2 = pv;
+					h->acc2 = en->acc;
+					h->has2 = true;
+				}
+				continue;
+			}
+			/* a plain write or another op: it collides with any other iteration's write */
+			int64_t other = h->pval != pv ? h->pval : h->has2 ? h->pval2 : pv;
+			int oacc = h->pval != pv ? h->acc : h->acc2;
+			h->atom = false;
+			if (other != pv) {
+				int64_t x = other < pv ? other : pv, y = other < pv ? pv : other;
 				en->found = fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld] (lines %d and %d)",
 						    who(c), pn, (long long)x, pn, (long long)y, a->mem->name, (long long)o,
-						    c->acc[h->acc].loc.line, a->loc.line);
+						    c->acc[oacc].loc.line, a->loc.line);
 			}
-		} else if (!a->store && h->used && h->pval != pv) {
+		} else if (!a->store && h->used && (h->pval != pv || h->has2)) {
+			int64_t w = h->pval != pv ? h->pval : h->pval2;
+			int wacc = h->pval != pv ? h->acc : h->acc2;
 			en->found = fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld] (line %d), which %s %s=%lld reads (line %d)",
-					    who1(c), pn, (long long)h->pval, a->mem->name, (long long)o,
-					    c->acc[h->acc].loc.line, who1(c), pn, (long long)pv, a->loc.line);
+					    who1(c), pn, (long long)w, a->mem->name, (long long)o,
+					    c->acc[wacc].loc.line, who1(c), pn, (long long)pv, a->loc.line);
 		}
 	}
 }
@@ -923,7 +948,7 @@ static void rules_memory(Code *c, Mem *m)
 		for (int j = mbeg(c, m); j < mend(c, m); j++) {
 			Access *a = &c->acc[c->mlist[j]];
 			if (a->atomic != first->atomic || a->aop != first->aop) {
-				diag_later(p, a->loc, "E0503", NULL,
+				diag_later(p, a->loc, "E0503", advice(c, m, R_TWO_OFFSETS, collision(c, m)),
 					   "%s is accessed %s in one %s: %s (line %d) and %s (line %d); the order of the updates "
 					   "would change the result", m->name,
 					   a->atomic != first->atomic ? "atomically and not atomically" : "by two different atomic ops",
