@@ -429,7 +429,6 @@ typedef struct Enum {
 	const Sym *syms[128];
 	int64_t vals[128];
 	int n;             /* bound names: the outer loops, then the access's own loops */
-	int nouter;
 	long budget;       /* iteration tuples left */
 	long work;         /* expression nodes left to evaluate */
 	const char *why;   /* set when the question cannot be decided */
@@ -539,7 +538,19 @@ static int access_loops(const Code *c, const Access *a, Stmt **out, int max)
 	return n;
 }
 
-/* Runs the loops L[i..n) (bounds evaluated with the names bound so far), then visits. */
+/* The bound of loop L, evaluated with the names bound so far; false (the question is
+ * undecidable) when it is not known when checking. */
+static bool loop_bound(Enum *en, const Stmt *l, int64_t *bound)
+{
+	EvalEnv env = { en->syms, en->vals, en->n, true };
+	if (eval_int_budget(l->value, &env, bound, &en->work))
+		return true;
+	undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",
+				l->sym->name, l->loc.line));
+	return false;
+}
+
+/* Runs the loops L[i..n), then visits. */
 static void enum_loops(Enum *en, Stmt **l, int i, int n)
 {
 	if (en->found || en->why)
@@ -552,13 +563,9 @@ static void enum_loops(Enum *en, Stmt **l, int i, int n)
 		visit(en);
 		return;
 	}
-	EvalEnv env = { en->syms, en->vals, en->n, true };
 	int64_t bound;
-	if (!eval_int_budget(l[i]->value, &env, &bound, &en->work)) {
-		undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",
-					l[i]->sym->name, l[i]->loc.line));
+	if (!loop_bound(en, l[i], &bound))
 		return;
-	}
 	int k = en->n++;
 	en->syms[k] = l[i]->sym;
 	for (int64_t v = 0; v < bound && !en->found && !en->why; v++) {
@@ -622,8 +629,9 @@ static bool code_uses(const Code *c, const Mem *m, const Sym *y)
 	return false;
 }
 
-/* Every value of the loops around the checked code that it uses, outermost first. */
-static void exact_outer(Enum *en, Stmt **l, int i, int n)
+/* Every value of the outer loops L[i..n) whose USED is set, outermost first; a loop that
+ * nothing depends on runs once, at 0 (one value stands for all), then one run of the code. */
+static void exact_outer(Enum *en, Stmt **l, const bool *used, int i, int n)
 {
 	if (en->found || en->why)
 		return;
@@ -631,29 +639,14 @@ static void exact_outer(Enum *en, Stmt **l, int i, int n)
 		exact_run(en);
 		return;
 	}
+	int64_t bound = 1;
+	if (used[i] && !loop_bound(en, l[i], &bound))
+		return;
 	int k = en->n++;
 	en->syms[k] = l[i]->sym;
-	en->vals[k] = 0;
-	bool used = code_uses(en->c, en->m, l[i]->sym);
-	long budget = 200000;
-	for (int j = i + 1; j < n && !used; j++)
-		used = names(l[j]->value, l[i]->sym, 0, &budget); /* the bound of a loop inside it */
-	if (!used) {
-		exact_outer(en, l, i + 1, n); /* no access depends on it: one value stands for all */
-		en->n--;
-		return;
-	}
-	EvalEnv env = { en->syms, en->vals, k, true };
-	int64_t bound;
-	if (!eval_int_budget(l[i]->value, &env, &bound, &en->work)) {
-		undecidable(en, fmt_str(&en->c->p->arena, "the bound of loop %s (line %d) is not known when checking",
-					l[i]->sym->name, l[i]->loc.line));
-		en->n--;
-		return;
-	}
 	for (int64_t v = 0; v < bound && !en->found && !en->why; v++) {
 		en->vals[k] = v;
-		exact_outer(en, l, i + 1, n);
+		exact_outer(en, l, used, i + 1, n);
 	}
 	en->n--;
 }
@@ -684,8 +677,17 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 		outer[i] = outer[no - 1 - i];
 		outer[no - 1 - i] = t;
 	}
+	/* which outer loops matter: named by an access to M (its offset, guards, loop bounds)
+	 * or by the bound of an outer loop inside it; decided once, not per outer value */
+	bool used[64];
+	for (int i = 0; i < no; i++) {
+		used[i] = code_uses(c, m, outer[i]->sym);
+		long budget = 200000;
+		for (int j = i + 1; j < no && !used[i]; j++)
+			used[i] = names(outer[j]->value, outer[i]->sym, 0, &budget);
+	}
 	if (!en.why)
-		exact_outer(&en, outer, 0, no);
+		exact_outer(&en, outer, used, 0, no);
 	free(en.tab.v);
 	free(en.tab.slots);
 	*why = en.why;
