@@ -518,9 +518,11 @@ static bool type_expr(TyCtx *c, Expr *e, UirType want, int want_lanes)
 		e->lanes = y->lanes;
 		return true;
 	}
-	case EX_OP:
+	case EX_OP: {
 		/* the context reaches only an expression of untyped literals (section 2, fine point 16) */
-		return type_op(c, e, untyped(e) ? want : NOTYPE, untyped(e) ? want_lanes : 1);
+		bool lits = untyped(e);
+		return type_op(c, e, lits ? want : NOTYPE, lits ? want_lanes : 1);
+	}
 	}
 	unreachable();
 }
