@@ -369,7 +369,7 @@ double stmts_code_size(const Stmt *s);
 /* Whether the LLVM back end (JIT, compile, ptx) and the renderers unroll the `unroll` loop
  * S: when its BOUND copies of the body come to at most UIR_UNROLL_MAX_SIZE units of code. A
  * bigger one (nested `unroll` loops multiply) is compiled as a plain loop, with the same
- * results (the renderers add an unroll hint, as spec 6 allows; docs/render.md): unrolling
+ * results (the renderers add an unroll hint; docs/render.md, "Unrolling"): unrolling
  * 4096 copies of a 10-op body took LLVM's O3 pipeline 1.9 s, nested 64 x 64 copies of a
  * loop nest stalled its GVN pass for minutes (docs/llvm.md), and gcc -O2 took a minute on
  * such a nest rendered as C. */

@@ -592,7 +592,7 @@ static void unroll_loop(Emitter *E, const Stmt *s)
 
 /* An `unroll` loop past the code-size budget (unroll_fits(), src/cost.c: its copies would
  * come to more than UIR_UNROLL_MAX_SIZE units of code, which nested 64 x 64 loops reach; the
- * JIT and `ptx` keep the same loops as loops): a plain loop, as spec 6 allows, with the hint
+ * JIT and `ptx` keep the same loops as loops): a plain loop (docs/render.md, "Unrolling"), with the hint
  * to unroll it by the largest divisor of its bound whose copies fit the budget (none when
  * that is 1). `#pragma GCC unroll N` is gcc's and clang's; nvcc's is `#pragma unroll N`. Its
  * index is a variable, not a literal (maybe_const in expr.c, range.c). */
@@ -650,7 +650,7 @@ void emit_block(Emitter *E, const Stmt *s)
 			if (s->axis == AX_NONE)
 				plain_loop(E, s);
 			else if (s->axis == AX_UNROLL && unroll_fits(s))
-				unroll_loop(E, s); /* completely, within the budget (spec 6) */
+				unroll_loop(E, s); /* completely, within the budget */
 			else if (s->axis == AX_UNROLL && s->bound_lit >= 1)
 				hinted_loop(E, s);
 			else if (!E->loop_hook || !E->loop_hook(E, s))
