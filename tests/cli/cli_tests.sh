@@ -2,21 +2,7 @@
 # Command-line behaviour of `uir`: E0001, usage errors (exit 64), help, exit codes, and
 # that a fault prints nothing on standard output. Usage: cli_tests.sh UIR
 uir=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect STATUS PATTERN-ON-STDERR -- command...
-expect() {
-	want=$1 pat=$2
-	shift 2
-	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" != "$want" ]; then bad "$* exited $got, want $want"; return; fi
-	if [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err"; then bad "$*: stderr lacks '$pat'"; cat "$tmp/err"; return; fi
-	ok
-}
+. "$(dirname "$0")/expect.sh"
 expect 1 'error\[E0001\]' "$uir" check "$tmp/missing.uir"
 expect 1 'error\[E0001\]' "$uir" run "$tmp/missing.uir"
 expect 1 'error\[E0001\].*directory' "$uir" check "$tmp"

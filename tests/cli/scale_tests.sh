@@ -8,21 +8,7 @@
 # catches the quadratic cost and never a slow machine. Memory is bounded by counting (the
 # peak RSS from getrusage, through /usr/bin/python3) or by `ulimit -v`, never by time.
 uir=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-# expect STATUS PATTERN-ON-STDERR -- command... (under a 60 s timeout)
-expect() {
-	want=$1 pat=$2
-	shift 2
-	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" != "$want" ]; then bad "$* exited $got, want $want"; head -c 2000 "$tmp/err"; return; fi
-	if [ -n "$pat" ] && ! grep -q -- "$pat" "$tmp/err"; then bad "$*: stderr lacks '$pat'"; head -c 2000 "$tmp/err"; return; fi
-	ok
-}
+. "$(dirname "$0")/expect.sh"
 
 # ---- names: 100,000 chained lets, 100,000 and 10,000 buffers (issue 15, item 5) ----
 awk 'BEGIN { print "buffer out i32 1"; print "let v0 = 1"
