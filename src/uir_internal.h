@@ -123,6 +123,16 @@ typedef struct Mem Mem;
 
 typedef enum { EX_LIT, EX_NAME, EX_OP } ExprKind;
 
+/* The values a scalar integer expression (bool, i8, u8, i32, u32) may take where it stands,
+ * as mathematical integers in its type's reading: every value it takes lies in [lo, hi].
+ * known is false where nothing is claimed (other types, vectors); lo > hi (known) says the
+ * expression never runs (an empty loop's body, a branch its condition rules out).
+ * Computed once per checked program by check/ranges.c (docs/analysis.md, "Value ranges"). */
+typedef struct Range {
+	int64_t lo, hi;
+	bool known;
+} Range;
+
 struct Expr {
 	ExprKind kind;
 	Loc loc;
@@ -146,6 +156,10 @@ struct Expr {
 	bool lit_typed;    /* has an explicit :TYPE */
 	UirType lit_type;  /* the explicit type */
 	Scalar val;        /* value in ty after types.c */
+	/* filled by check/ranges.c */
+	Range rng;         /* the values it may take */
+	bool nowrap;       /* add, sub, mul, neg, shl: the exact result fits the type (no wrap) */
+	bool in_bounds;    /* load: every element it reads lies in the memory */
 };
 
 typedef enum { SYM_LET, SYM_LOOP, SYM_MEM } SymKind;
@@ -224,6 +238,7 @@ struct Stmt {
 	Stmt *kernel;      /* local loops: their global loop */
 	Mem **homed; int nhomed; /* thread/global loops: allocs whose home this is */
 	struct OverflowCheck *ovf; int novf; /* loops with a non-literal bound: see below */
+	bool in_bounds;    /* store, atomic: every element it writes lies in the memory (ranges.c) */
 };
 
 /* An access whose top digit is this loop's index (or its div by D) with a bound that is not
@@ -378,6 +393,19 @@ bool unroll_fits(const Stmt *s);
 
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, unsigned flags); /* UIR_CHECK_* flags */
+
+/* ---- check/ranges.c: value ranges, no-wrap and in-bounds facts, once per program ---- */
+/* Fills Expr.rng, Expr.nowrap, Expr.in_bounds and Stmt.in_bounds over checked program P:
+ * an interval analysis in which loop indices run over [0, bound - 1] and an `if` narrows
+ * the names its condition compares. Every back end reads these facts instead of deriving
+ * its own. Linear in the program's size. */
+void ranges_compute(UirProgram *p);
+/* The whole range of type T (known only for bool, i8, u8, i32, u32). */
+Range range_full(UirType t);
+/* Whether R is known and holds no value (the expression never runs). */
+bool range_empty(Range r);
+/* Whether R is known, not empty and lies in [LO, HI]. */
+bool range_within(Range r, int64_t lo, int64_t hi);
 
 /* ---- interp.c ---- */
 typedef struct RunOptions {

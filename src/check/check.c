@@ -349,6 +349,7 @@ bool check_program(UirProgram *p, unsigned flags)
 	loop_keys(p, p->top);
 	int n = 0;
 	number_phases(p->top, &n);
+	ranges_compute(p);
 	/* E05 */
 	return check_races(p, flags);
 }

@@ -10,7 +10,8 @@
  *
  * Legality (sufficient, checked conservatively):
  *   - both loops are plain with integer-literal bounds, J's body is lets then the k loop;
- *   - every access in LETS and S is proven in bounds (range.c), so no fault can move;
+ *   - every access in LETS and S is proven in bounds (in_bounds, check/ranges.c), so no
+ *     fault can move;
  *   - every memory written in S (store or atomic) is accessed in LETS and S only in S, at
  *     one offset expression (one normal form) that is c + a*j + terms of loops outside j
  *     with a != 0, computed without wrapping: distinct j touch distinct elements, so the
@@ -27,7 +28,6 @@
 typedef struct Ix {
 	L *l;
 	const Stmt *jl, *kl;
-	Rng *rng;         /* a private copy of the ranges, by slot */
 	bool *written;    /* by mem_slot: stored or updated in S */
 	Norm *form;       /* by mem_slot: the normal form of the written memories' offsets */
 	bool *has_form;
@@ -66,17 +66,12 @@ static bool exact(Ix *x, const Expr *e, int depth)
 	}
 	if (e->op == OP_LOAD)
 		return false;
-	Rng a[3] = { { 0, 0, false }, { 0, 0, false }, { 0, 0, false } };
-	for (int i = 0; i < e->nargs && i < 3; i++) {
+	for (int i = 0; i < e->nargs; i++)
 		if (!exact(x, e->args[i], depth + 1))
 			return false;
-		a[i] = rng_expr(e->args[i], x->rng);
-	}
-	bool ex = false;
-	rng_op(e, a, &ex);
 	switch (e->op) {
 	case OP_ADD: case OP_SUB: case OP_MUL: case OP_SHL: case OP_NEG:
-		return ex;
+		return e->nowrap;
 	default:
 		return true; /* div, mod, min, max, casts ... never wrap on their own */
 	}
@@ -128,13 +123,13 @@ static bool j_use(Ix *x, const Norm *n, JUse *u)
 	return true;
 }
 
-/* Checks one access of memory M at offset OFF, WIDTH elements. */
-static void access(Ix *x, const Mem *m, const Expr *off, int width)
+/* Checks one access of memory M at offset OFF, WIDTH elements (IN_BOUNDS: proven in
+ * bounds). */
+static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_bounds)
 {
 	if (!x->ok)
 		return;
-	Rng r = rng_expr(off, x->rng);
-	if (!(r.known && r.lo >= 0 && r.hi + width - 1 <= m->size - 1)) {
+	if (!in_bounds) {
 		x->ok = false;
 		return;
 	}
@@ -174,7 +169,7 @@ static void walk_expr(Ix *x, const Expr *e)
 	for (int i = 0; i < e->nargs; i++)
 		walk_expr(x, e->args[i]);
 	if (e->op == OP_LOAD)
-		access(x, e->mem, e->args[0], e->width);
+		access(x, e->mem, e->args[0], e->width, e->in_bounds);
 }
 
 static void walk(Ix *x, const Stmt *s)
@@ -183,13 +178,12 @@ static void walk(Ix *x, const Stmt *s)
 		switch (s->kind) {
 		case ST_LET:
 			walk_expr(x, s->value);
-			x->rng[s->sym->slot] = s->value->lanes == 1 ? rng_expr(s->value, x->rng) : (Rng){ 0, 0, false };
 			break;
 		case ST_STORE:
 		case ST_ATOMIC:
 			walk_expr(x, s->off);
 			walk_expr(x, s->val);
-			access(x, s->mem, s->off, s->kind == ST_STORE ? s->width : 1);
+			access(x, s->mem, s->off, s->kind == ST_STORE ? s->width : 1, s->in_bounds);
 			break;
 		case ST_LOOP:
 			if (s->axis != AX_NONE && s->axis != AX_UNROLL) {
@@ -197,23 +191,13 @@ static void walk(Ix *x, const Stmt *s)
 				return;
 			}
 			walk_expr(x, s->value);
-			x->rng[s->sym->slot] = rng_index(rng_expr(s->value, x->rng));
 			walk(x, s->body);
 			break;
-		case ST_IF: {
+		case ST_IF:
 			walk_expr(x, s->cond);
-			size_t bytes = (size_t)x->l->p->nslots * sizeof *x->rng;
-			Rng *saved = xmalloc(bytes + 1);
-			memcpy(saved, x->rng, bytes);
-			rng_refine(s->cond, true, x->rng);
 			walk(x, s->then_);
-			memcpy(x->rng, saved, bytes);
-			rng_refine(s->cond, false, x->rng);
 			walk(x, s->else_);
-			memcpy(x->rng, saved, bytes);
-			free(saved);
 			break;
-		}
 		default:
 			break;
 		}
@@ -248,8 +232,6 @@ const Stmt *interchange_inner(L *l, const Stmt *j)
 	x.ok = true;
 	x.nc.a = &p->arena;
 	x.nc.code = j;
-	x.rng = xmalloc((size_t)p->nslots * sizeof *x.rng + 1);
-	memcpy(x.rng, l->rng, (size_t)p->nslots * sizeof *x.rng);
 	x.written = xcalloc((size_t)nm + 1, sizeof *x.written);
 	x.form = xcalloc((size_t)nm + 1, sizeof *x.form);
 	x.has_form = xcalloc((size_t)nm + 1, sizeof *x.has_form);
@@ -258,19 +240,14 @@ const Stmt *interchange_inner(L *l, const Stmt *j)
 	for (int i = 0; i < nm; i++)
 		any |= x.written[i];
 	if (any) {
-		x.rng[j->sym->slot] = (Rng){ 0, j->bound_lit - 1, true };
-		/* the lets before the k loop, then its body with k in range */
+		/* the lets before the k loop, then its body */
 		x.in_lets = true;
-		for (const Stmt *s = j->body; s != k && x.ok; s = s->next) {
+		for (const Stmt *s = j->body; s != k && x.ok; s = s->next)
 			walk_expr(&x, s->value);
-			x.rng[s->sym->slot] = s->value->lanes == 1 ? rng_expr(s->value, x.rng) : (Rng){ 0, 0, false };
-		}
 		x.in_lets = false;
-		x.rng[k->sym->slot] = (Rng){ 0, k->bound_lit - 1, true };
 		walk(&x, k->body);
 	}
 	bool ok = any && x.ok && x.unit_write;
-	free(x.rng);
 	free(x.written);
 	free(x.form);
 	free(x.has_form);

@@ -17,7 +17,7 @@
  * calloc'ed); an alloc whose home is a parallel loop gets one copy per iteration, zeroed
  * at the start of it: on the stack of @NAME.iter when at most 64 KiB (small ones become
  * SSA values after SROA), else in per-worker heap scratch. Accesses are checked unless
- * range.c proves them in bounds (or checks are off): a failed check branches to the
+ * check/ranges.c proves them in bounds (or checks are off): a failed check branches to the
  * function's `done` block with the fault code.
  */
 #include "lower_int.h"
@@ -156,11 +156,10 @@ static int add_site(L *l, const Mem *m, Loc loc, const char *what, int width, co
 	return o->nsites++;
 }
 
-LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int width, Loc loc, const char *what)
+LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, bool proven, int width, Loc loc, const char *what)
 {
 	if (l->slot && l->slot[mem_slot(l, m)])
 		return l->memptr[mem_slot(l, m)]; /* GPU: acc[t], this thread's register */
-	bool proven = r.known && r.lo >= 0 && r.hi + width - 1 <= m->size - 1;
 	LLVMValueRef idx;
 	if (proven) {
 		idx = LLVMBuildZExt(l->b, off, l->t_i64, "");
@@ -198,15 +197,14 @@ static LLVMValueRef to_memory(L *l, LLVMValueRef v, UirType t, int lanes)
 
 static void store(L *l, const Stmt *s)
 {
-	Rng ro;
-	LLVMValueRef off = lower_expr(l, s->off, &ro);
-	LLVMValueRef v = lower_expr(l, s->val, NULL);
+	LLVMValueRef off = lower_expr(l, s->off);
+	LLVMValueRef v = lower_expr(l, s->val);
 	char what[32];
 	if (s->width > 1)
 		snprintf(what, sizeof what, "store.%d to", s->width);
 	else
 		snprintf(what, sizeof what, "store to");
-	LLVMValueRef addr = lower_address(l, s->mem, off, ro, s->width, s->loc, what);
+	LLVMValueRef addr = lower_address(l, s->mem, off, s->in_bounds, s->width, s->loc, what);
 	LLVMValueRef st = LLVMBuildStore(l->b, to_memory(l, v, s->mem->ty, s->width), addr);
 	LLVMSetAlignment(st, (unsigned)uir_type_size(s->mem->ty));
 }
@@ -216,11 +214,10 @@ static void store(L *l, const Stmt *s)
 static void atomic(L *l, const Stmt *s)
 {
 	static const char *const names[] = { "atomic.add on", "atomic.min on", "atomic.max on" };
-	Rng ro;
-	LLVMValueRef off = lower_expr(l, s->off, &ro);
-	LLVMValueRef v = lower_expr(l, s->val, NULL);
+	LLVMValueRef off = lower_expr(l, s->off);
+	LLVMValueRef v = lower_expr(l, s->val);
 	const Mem *m = s->mem;
-	LLVMValueRef addr = lower_address(l, m, off, ro, 1, s->loc, names[s->aop]);
+	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds, 1, s->loc, names[s->aop]);
 	bool sg = type_is_signed(m->ty);
 	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par);
 	if (shared) {
@@ -249,11 +246,9 @@ static void atomic(L *l, const Stmt *s)
 
 static void let(L *l, const Stmt *s)
 {
-	Rng r;
-	LLVMValueRef v = lower_expr(l, s->value, &r);
+	LLVMValueRef v = lower_expr(l, s->value);
 	name_value(v, s->sym->name);
 	l->val[s->sym->slot] = v;
-	l->rng[s->sym->slot] = r;
 }
 
 static char *block_name(L *l, const char *a, const char *b)
@@ -297,8 +292,7 @@ typedef void (*LoopBody)(L *l, const void *arg);
  * bound evaluated once, here; BODY(l, ARG) is each iteration. */
 static void emit_loop(L *l, const Stmt *s, LoopBody body, const void *arg)
 {
-	Rng rb;
-	LLVMValueRef n = lower_expr(l, s->value, &rb);
+	LLVMValueRef n = lower_expr(l, s->value);
 	n = overflow_checks(l, s, n);
 	const char *name = s->sym->name;
 	LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
@@ -308,7 +302,6 @@ static void emit_loop(L *l, const Stmt *s, LoopBody body, const void *arg)
 	LLVMPositionBuilderAtEnd(l->b, head);
 	LLVMValueRef i = LLVMBuildPhi(l->b, l->t_i32, name);
 	l->val[s->sym->slot] = i;
-	l->rng[s->sym->slot] = rng_index(rb);
 	body(l, arg);
 	LLVMValueRef next = LLVMBuildAdd(l->b, i, LLVMConstInt(l->t_i32, 1, 0), block_name(l, name, "next"));
 	LLVMSetNSW(next, 1);
@@ -364,35 +357,26 @@ static void unrolled_loop(L *l, const Stmt *s)
 	int64_t n = s->bound_lit;
 	for (int64_t k = 0; k < n; k++) {
 		l->val[s->sym->slot] = LLVMConstInt(l->t_i32, (unsigned long long)k, 0);
-		l->rng[s->sym->slot] = (Rng){ k, k, true };
 		lower_stmts(l, s->body);
 	}
 }
 
 static void if_stmt(L *l, const Stmt *s)
 {
-	LLVMValueRef c = lower_expr(l, s->cond, NULL);
+	LLVMValueRef c = lower_expr(l, s->cond);
 	LLVMBasicBlockRef then_ = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "then");
 	LLVMBasicBlockRef else_ = s->else_ ? LLVMCreateBasicBlockInContext(l->cx, "else") : NULL;
 	LLVMBasicBlockRef end = LLVMCreateBasicBlockInContext(l->cx, "endif");
 	LLVMBuildCondBr(l->b, c, then_, else_ ? else_ : end);
-	size_t bytes = (size_t)l->p->nslots * sizeof *l->rng;
-	Rng *saved = xmalloc(bytes + 1);
-	memcpy(saved, l->rng, bytes);
 	LLVMPositionBuilderAtEnd(l->b, then_);
-	rng_refine(s->cond, true, l->rng);
 	lower_stmts(l, s->then_);
 	LLVMBuildBr(l->b, end);
-	memcpy(l->rng, saved, bytes);
 	if (else_) {
 		LLVMAppendExistingBasicBlock(l->fn->fn, else_);
 		LLVMPositionBuilderAtEnd(l->b, else_);
-		rng_refine(s->cond, false, l->rng);
 		lower_stmts(l, s->else_);
 		LLVMBuildBr(l->b, end);
-		memcpy(l->rng, saved, bytes);
 	}
-	free(saved);
 	LLVMAppendExistingBasicBlock(l->fn->fn, end);
 	LLVMPositionBuilderAtEnd(l->b, end);
 }
@@ -658,9 +642,8 @@ static LLVMValueRef worker_scratch(L *l, const Stmt *s, const Homes *h)
 }
 
 /* Builds S's outlined functions (returns @NAME.body), leaving the caller's state (its
- * function, values, memories, ranges, builder position) as it was. RB is the range of
- * the loop's bound. */
-static LLVMValueRef outline_build(L *l, Outline *o, Rng rb)
+ * function, values, memories, builder position) as it was. */
+static LLVMValueRef outline_build(L *l, Outline *o)
 {
 	UirProgram *p = l->p;
 	int nm = p->nbufs + p->nallocs;
@@ -668,20 +651,15 @@ static LLVMValueRef outline_build(L *l, Outline *o, Rng rb)
 	Fn *outer = l->fn;
 	LLVMValueRef *memptr = xmalloc((size_t)nm * sizeof *memptr + 1);
 	LLVMValueRef *val = xmalloc((size_t)p->nslots * sizeof *val + 1);
-	Rng *rng = xmalloc((size_t)p->nslots * sizeof *rng + 1);
 	memcpy(memptr, l->memptr, (size_t)nm * sizeof *memptr);
 	memcpy(val, l->val, (size_t)p->nslots * sizeof *val);
-	memcpy(rng, l->rng, (size_t)p->nslots * sizeof *rng);
-	l->rng[o->s->sym->slot] = rng_index(rb);
 	LLVMValueRef iter = build_iter(l, o->s, &o->c, o->mems, o->nmems, &o->h, o->ft);
 	LLVMValueRef body = build_body(l, o->s, o->ct, o->nf, iter);
 	l->fn = outer;
 	memcpy(l->memptr, memptr, (size_t)nm * sizeof *memptr);
 	memcpy(l->val, val, (size_t)p->nslots * sizeof *val);
-	memcpy(l->rng, rng, (size_t)p->nslots * sizeof *rng);
 	free(memptr);
 	free(val);
-	free(rng);
 	LLVMPositionBuilderAtEnd(l->b, resume);
 	return body;
 }
@@ -689,8 +667,7 @@ static LLVMValueRef outline_build(L *l, Outline *o, Rng rb)
 /* A `thread` or `global` loop: outlined and run by the thread pool. */
 static void parallel_loop(L *l, const Stmt *s)
 {
-	Rng rb;
-	LLVMValueRef n = lower_expr(l, s->value, &rb);
+	LLVMValueRef n = lower_expr(l, s->value);
 	overflow_checks(l, s, n);
 	l->out->uses_parallel = true;
 	Outline o;
@@ -702,7 +679,7 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef ctx = entry_alloca(l, o.ct, fmt_str(&l->p->arena, "%s.ctx", s->sym->name), 64);
 	for (int k = 0; k < o.nf; k++)
 		LLVMBuildStore(l->b, o.fv[k], LLVMBuildStructGEP2(l->b, o.ct, ctx, (unsigned)k, ""));
-	LLVMValueRef body = outline_build(l, &o, rb);
+	LLVMValueRef body = outline_build(l, &o);
 
 	LLVMTypeRef pt[3] = { l->t_i32, l->t_ptr, l->t_ptr };
 	LLVMValueRef args[3] = { n, body, ctx };
@@ -846,19 +823,16 @@ void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm
 	int nm = p->nbufs + p->nallocs;
 	l->memptr = xcalloc((size_t)nm + 1, sizeof *l->memptr);
 	l->val = xcalloc((size_t)p->nslots + 1, sizeof *l->val);
-	l->rng = xcalloc((size_t)p->nslots + 1, sizeof *l->rng);
 }
 
 void lower_end(L *l)
 {
 	free(l->memptr);
 	free(l->val);
-	free(l->rng);
 	free(l->slot);
 	LLVMDisposeBuilder(l->b);
 	l->memptr = NULL;
 	l->val = NULL;
-	l->rng = NULL;
 	l->slot = NULL;
 	l->b = NULL;
 }

@@ -1,6 +1,6 @@
 /* lower.h - the inside of the LLVM back end: lowering a checked program to an LLVM module
- * (lower.c, lower_ops.c), value ranges for bounds-check elision (range.c), and the
- * fault codes shared by the lowering, the JIT driver and the object writer (module.c).
+ * (lower.c, lower_ops.c; value ranges, no-wrap and in-bounds facts come from
+ * check/ranges.c), and the fault codes shared by the lowering, the JIT driver and the object writer (module.c).
  *
  * The lowered module defines
  *
@@ -48,32 +48,6 @@ typedef struct Lowered {
  * bounds_check and opt_level. Returns false after an internal error message. The caller
  * owns out->mod and frees out->sites. */
 bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out);
-
-/* ---- range.c: intervals of small integer values (bool, i8, u8, i32, u32) ---- */
-
-/* The values an expression may take, as mathematical integers in its type's reading.
- * known is false for types outside bool/i8/u8/i32/u32 and for vectors. */
-typedef struct Rng {
-	int64_t lo, hi;
-	bool known;
-} Rng;
-
-/* The whole range of type T (known only for the small integer types). */
-Rng rng_full(UirType t);
-/* [V, V] for a literal of type T. */
-Rng rng_lit(UirType t, Scalar v);
-/* The range of `OP a b ...` of result type T (scalar) from the operands' ranges A (as
- * many as E has operands); *EXACT (may be NULL) is set when the op cannot wrap, so nsw/nuw
- * flags are valid. E is the op node (for cast targets and operand types). */
-Rng rng_op(const Expr *e, const Rng *a, bool *exact);
-/* The range of a loop index whose bound has range B. */
-Rng rng_index(Rng b);
-/* The range of E with the current ranges RNG of lets and loop indices (by Sym.slot),
- * computed without emitting anything (for conditions). */
-Rng rng_expr(const Expr *e, const Rng *rng);
-/* Narrows RNG (by slot) with what COND being TRUTH says about names: `lt x y`, `le`, `gt`,
- * `ge`, `eq` with a let or loop index on one side, through `and`, `or` and `not`. */
-void rng_refine(const Expr *cond, bool truth, Rng *rng);
 
 /* ---- module.c: fault messages ---- */
 

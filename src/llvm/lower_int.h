@@ -41,7 +41,6 @@ typedef struct L {
 	Fn *fn;
 	LLVMValueRef *memptr; /* base pointer of each memory: buffers 0.., then allocs */
 	LLVMValueRef *val;    /* the value of each let / loop index, by Sym.slot */
-	Rng *rng;             /* its range, by Sym.slot */
 	/* types */
 	LLVMTypeRef t_i1, t_i8, t_i32, t_i64, t_f32, t_f64, t_ptr, t_void;
 	Lowered *out;
@@ -53,8 +52,9 @@ typedef struct L {
 } L;
 
 /* ---- lower_ops.c ---- */
-/* Lowers E at the builder's position; *R gets its range (may be NULL). */
-LLVMValueRef lower_expr(L *l, const Expr *e, Rng *r);
+/* Lowers E at the builder's position (its value ranges, no-wrap and in-bounds facts come
+ * from check/ranges.c, on the tree). */
+LLVMValueRef lower_expr(L *l, const Expr *e);
 /* The register type of T with LANES lanes (bool: i1), and T's element type in memory. */
 LLVMTypeRef val_type(L *l, UirType t, int lanes);
 LLVMTypeRef mem_type(L *l, UirType t);
@@ -73,8 +73,9 @@ bool link_bitcode(LLVMModuleRef m, const unsigned char *bc, size_t len, const ch
 
 /* ---- lower.c ---- */
 /* The address of MEM[OFF] for an access of WIDTH elements at LOC (WHAT names it for
- * E0601): checked unless R proves it in bounds or checks are off. */
-LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, Rng r, int width, Loc loc, const char *what);
+ * E0601): checked unless the access is PROVEN in bounds (its in_bounds fact) or checks are
+ * off. */
+LLVMValueRef lower_address(L *l, const Mem *m, LLVMValueRef off, bool proven, int width, Loc loc, const char *what);
 /* The memory index of M in l->memptr. */
 int mem_slot(const L *l, const Mem *m);
 

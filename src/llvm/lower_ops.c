@@ -2,7 +2,7 @@
  *
  * No fast-math flag is ever set and nothing is contracted: float ops are plain fadd, fsub,
  * fmul, fdiv, frem (C fmod), llvm.fma only for `fma`. Ints wrap (add/sub/mul without
- * nsw/nuw unless range.c proves no wrap). Integer div/mod carry the guards of x/0 and
+ * nsw/nuw unless check/ranges.c proves no wrap). Integer div/mod carry the guards of x/0 and
  * MIN/-1 unless the divisor is a literal that needs none. Float min/max are
  * llvm.minimum/llvm.maximum (NaN if either is NaN, -0 < +0); float to int is
  * llvm.fptosi.sat/fptoui.sat (truncate, saturate, NaN gives 0); bitcast of a float to an
@@ -126,7 +126,7 @@ static LLVMValueRef int_divmod(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef
 
 /* ---- conversions ---- */
 
-/* u8, u32 and u64 to f32/f64 of X, whose range (range.c) is RA: never a plain uitofp.
+/* u8, u32 and u64 to f32/f64 of X, whose range (check/ranges.c) is RA: never a plain uitofp.
  *
  * LLVM 19's SLP vectoriser miscompiles `uitofp iN v` when v has at least N/2 sign bits
  * (a sext from i8, i1 or i16, an ashr, ...) and may be negative as a signed value: its
@@ -151,12 +151,12 @@ static LLVMValueRef int_divmod(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef
  *   7 bits below the rounding point, where only their OR (the sticky bit) decides: t
  *   rounds as v / 2 does, and doubling is exact (2^64 is a finite f32).
  *
- * Left out where it cannot matter: a constant (folded here), and a u8 or u32 that range.c
- * proves below 2^(N-1) (a narrowed signed operand holds the same non-negative value). Vector
+ * Left out where it cannot matter: a constant (folded here), and a u8 or u32 that
+ * check/ranges.c proves below 2^(N-1) (a narrowed signed operand holds the same non-negative value). Vector
  * conversions take the same form (their lanes can be scalarised and vectorised again).
  * tests/programs/found/uitofp_sext_slp_narrowing.uir has the cases. */
 static LLVMValueRef wide_uitofp(L *l, LLVMValueRef x, UirType from, UirType to, LLVMTypeRef tt, int lanes,
-	const Rng *ra)
+	const Range *ra)
 {
 	int bits = type_bits(from);
 	if (LLVMIsConstant(x) || (from != UIR_U64 && ra && ra->known && ra->hi < (1LL << (bits - 1))))
@@ -177,7 +177,7 @@ static LLVMValueRef wide_uitofp(L *l, LLVMValueRef x, UirType from, UirType to, 
 	return LLVMBuildSelect(l->b, neg, big, pos, "");
 }
 
-static LLVMValueRef cast(L *l, LLVMValueRef x, UirType from, UirType to, int lanes, const Rng *ra)
+static LLVMValueRef cast(L *l, LLVMValueRef x, UirType from, UirType to, int lanes, const Range *ra)
 {
 	LLVMTypeRef tt = val_type(l, to, lanes), ft = val_type(l, from, lanes);
 	if (from == to)
@@ -284,27 +284,27 @@ static LLVMValueRef gpu_fmod(L *l, UirType t, int lanes, LLVMValueRef x, LLVMVal
 
 /* ---- ops ---- */
 
-static LLVMValueRef shift(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef b, bool exact)
+static LLVMValueRef shift(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef b)
 {
 	LLVMTypeRef st = val_type(l, e->ty, 1);
 	LLVMValueRef n = LLVMBuildAnd(l->b, b, int_const(st, type_bits(e->ty) - 1, e->lanes), "");
 	if (e->op == OP_SHL) {
 		LLVMValueRef r = LLVMBuildShl(l->b, a, n, "");
-		if (exact && LLVMIsAInstruction(r))
+		if (e->nowrap && LLVMIsAInstruction(r))
 			LLVMSetNSW(r, type_is_signed(e->ty)), LLVMSetNUW(r, !type_is_signed(e->ty));
 		return r;
 	}
 	return type_is_signed(e->ty) ? LLVMBuildAShr(l->b, a, n, "") : LLVMBuildLShr(l->b, a, n, "");
 }
 
-/* Sets nsw/nuw on an add, sub, mul or neg whose result range.c proved exact. */
-static void no_wrap(LLVMValueRef r, const Expr *e, const Rng *a, Rng res)
+/* Sets nsw/nuw on an add, sub, mul or neg that check/ranges.c proved exact (nowrap). */
+static void no_wrap(LLVMValueRef r, const Expr *e)
 {
-	if (!LLVMIsAInstruction(r))
+	if (!e->nowrap || !LLVMIsAInstruction(r))
 		return;
-	bool nonneg = res.lo >= 0;
+	bool nonneg = e->rng.lo >= 0;
 	for (int i = 0; i < e->nargs; i++)
-		nonneg = nonneg && a[i].lo >= 0;
+		nonneg = nonneg && e->args[i]->rng.lo >= 0;
 	if (type_is_signed(e->ty)) {
 		LLVMSetNSW(r, 1);
 		if (nonneg && e->op != OP_NEG)
@@ -338,13 +338,11 @@ static LLVMValueRef compare(L *l, const Expr *e, LLVMValueRef a, LLVMValueRef b)
 }
 
 /* Ops with value operands only (no load, vec, splat, lane, cast). */
-static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v, const Rng *a, Rng *res)
+static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v)
 {
 	UirType t = e->op == OP_SELECT ? e->args[1]->ty : e->args[0]->ty;
 	bool fl = type_is_float(t), sg = type_is_signed(t);
 	LLVMTypeRef vt = val_type(l, t, e->lanes);
-	bool exact = false;
-	*res = rng_op(e, a, &exact);
 	LLVMValueRef r;
 	switch (e->op) {
 	case OP_ADD:
@@ -355,8 +353,7 @@ static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v, const Rng *a,
 			return LLVMBuildBinOp(l->b, fo, v[0], v[1], "");
 		}
 		r = LLVMBuildBinOp(l->b, e->op == OP_ADD ? LLVMAdd : e->op == OP_SUB ? LLVMSub : LLVMMul, v[0], v[1], "");
-		if (exact)
-			no_wrap(r, e, a, *res);
+		no_wrap(r, e);
 		return r;
 	case OP_DIV:
 		return fl ? LLVMBuildFDiv(l->b, v[0], v[1], "") : int_divmod(l, e, v[0], v[1]);
@@ -368,8 +365,7 @@ static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v, const Rng *a,
 		if (fl)
 			return LLVMBuildFNeg(l->b, v[0], "");
 		r = LLVMBuildNeg(l->b, v[0], "");
-		if (exact)
-			no_wrap(r, e, a, *res);
+		no_wrap(r, e);
 		return r;
 	case OP_ABS:
 		if (fl)
@@ -397,7 +393,7 @@ static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v, const Rng *a,
 	case OP_NOT: return LLVMBuildXor(l->b, v[0], LLVMConstAllOnes(vt), "");
 	case OP_SHL:
 	case OP_SHR:
-		return shift(l, e, v[0], v[1], exact);
+		return shift(l, e, v[0], v[1]);
 	case OP_SELECT:
 		return LLVMBuildSelect(l->b, v[0], v[1], v[2], "");
 	case OP_SQRT: return call_intrinsic(l, "llvm.sqrt", &vt, 1, v, 1);
@@ -415,24 +411,20 @@ static LLVMValueRef value_op(L *l, const Expr *e, LLVMValueRef *v, const Rng *a,
 	}
 }
 
-static LLVMValueRef load(L *l, const Expr *e, Rng *res)
+static LLVMValueRef load(L *l, const Expr *e)
 {
-	Rng ro;
-	LLVMValueRef off = lower_expr(l, e->args[0], &ro);
+	LLVMValueRef off = lower_expr(l, e->args[0]);
 	const Mem *m = e->mem;
 	char what[32];
 	if (e->width > 1)
 		snprintf(what, sizeof what, "load.%d of", e->width);
 	else
 		snprintf(what, sizeof what, "load of");
-	LLVMValueRef addr = lower_address(l, m, off, ro, e->width, e->loc, what);
+	LLVMValueRef addr = lower_address(l, m, off, e->in_bounds, e->width, e->loc, what);
 	LLVMTypeRef mt = mem_type(l, m->ty);
 	LLVMTypeRef lt = e->width > 1 ? LLVMVectorType(mt, (unsigned)e->width) : mt;
 	LLVMValueRef v = LLVMBuildLoad2(l->b, lt, addr, "");
 	LLVMSetAlignment(v, (unsigned)uir_type_size(m->ty));
-	*res = rng_full(m->ty);
-	if (e->width > 1)
-		res->known = false;
 	if (m->ty == UIR_BOOL) /* a byte that is not 0 reads as true, as in the interpreter */
 		v = LLVMBuildICmp(l->b, LLVMIntNE, v, LLVMConstNull(lt), "");
 	return v;
@@ -442,7 +434,7 @@ static LLVMValueRef vec(L *l, const Expr *e)
 {
 	LLVMValueRef v = LLVMGetPoison(val_type(l, e->ty, e->lanes));
 	for (int i = 0; i < e->nargs; i++) {
-		LLVMValueRef x = lower_expr(l, e->args[i], NULL);
+		LLVMValueRef x = lower_expr(l, e->args[i]);
 		v = LLVMBuildInsertElement(l->b, v, x, LLVMConstInt(l->t_i32, (unsigned long long)i, 0), "");
 	}
 	return v;
@@ -450,36 +442,31 @@ static LLVMValueRef vec(L *l, const Expr *e)
 
 static LLVMValueRef splat(L *l, const Expr *e)
 {
-	LLVMValueRef x = lower_expr(l, e->args[0], NULL);
+	LLVMValueRef x = lower_expr(l, e->args[0]);
 	LLVMTypeRef vt = val_type(l, e->ty, e->lanes);
 	LLVMValueRef v = LLVMBuildInsertElement(l->b, LLVMGetPoison(vt), x, LLVMConstInt(l->t_i32, 0, 0), "");
 	LLVMValueRef mask = LLVMConstNull(LLVMVectorType(l->t_i32, (unsigned)e->lanes));
 	return LLVMBuildShuffleVector(l->b, v, LLVMGetPoison(vt), mask, "");
 }
 
-static LLVMValueRef op(L *l, const Expr *e, Rng *res)
+static LLVMValueRef op(L *l, const Expr *e)
 {
-	*res = rng_full(e->ty);
-	if (e->lanes != 1)
-		res->known = false;
 	switch (e->op) {
 	case OP_LOAD:
-		return load(l, e, res);
+		return load(l, e);
 	case OP_VEC:
 		return vec(l, e);
 	case OP_SPLAT:
 		return splat(l, e);
 	case OP_LANE: {
-		LLVMValueRef v = lower_expr(l, e->args[0], NULL);
+		LLVMValueRef v = lower_expr(l, e->args[0]);
 		return LLVMBuildExtractElement(l->b, v, LLVMConstInt(l->t_i32, (unsigned long long)e->args[1]->val.i, 0), "");
 	}
 	case OP_CAST:
 	case OP_BITCAST: {
-		Rng a;
-		LLVMValueRef x = lower_expr(l, e->args[0], &a);
-		*res = rng_op(e, &a, NULL);
+		LLVMValueRef x = lower_expr(l, e->args[0]);
 		if (e->op == OP_CAST)
-			return cast(l, x, e->args[0]->ty, e->to, e->lanes, &a);
+			return cast(l, x, e->args[0]->ty, e->to, e->lanes, &e->args[0]->rng);
 		return bitcast(l, x, e->args[0]->ty, e->to, e->lanes);
 	}
 	default:
@@ -488,28 +475,22 @@ static LLVMValueRef op(L *l, const Expr *e, Rng *res)
 	if (e->nargs < 1 || e->nargs > 3)
 		unreachable();
 	LLVMValueRef v[3];
-	Rng a[3];
 	for (int i = 0; i < e->nargs; i++)
-		v[i] = lower_expr(l, e->args[i], &a[i]);
-	return value_op(l, e, v, a, res);
+		v[i] = lower_expr(l, e->args[i]);
+	return value_op(l, e, v);
 }
 
-LLVMValueRef lower_expr(L *l, const Expr *e, Rng *r)
+LLVMValueRef lower_expr(L *l, const Expr *e)
 {
-	Rng tmp;
-	if (!r)
-		r = &tmp;
 	switch (e->kind) {
 	case EX_LIT:
-		*r = rng_lit(e->ty, e->val);
 		return literal(l, e);
 	case EX_NAME:
 		if (!e->sym || e->sym->kind == SYM_MEM || !l->val[e->sym->slot])
 			unreachable();
-		*r = e->lanes == 1 ? l->rng[e->sym->slot] : (Rng){ 0, 0, false };
 		return l->val[e->sym->slot];
 	case EX_OP:
-		return op(l, e, r);
+		return op(l, e);
 	}
 	unreachable();
 }

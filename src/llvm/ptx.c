@@ -133,7 +133,6 @@ static void ptx_phase(L *l, const Stmt *s)
 	if (!phase_follows_barrier(s, ps->kernel))
 		barrier(l);
 	l->val[s->sym->slot] = ps->tid;
-	l->rng[s->sym->slot] = (Rng){ 0, s->bound_lit - 1, true };
 	lower_block(l, s->body);
 	barrier(l);
 }
@@ -237,7 +236,6 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 	LLVMValueRef g = sreg(l, "llvm.nvvm.read.ptx.sreg.ctaid.x");
 	name_value(g, s->sym->name);
 	l->val[s->sym->slot] = g;
-	l->rng[s->sym->slot] = (Rng){ 0, s->bound_lit > 0 ? s->bound_lit - 1 : 0, true };
 	ps->tid = sreg(l, "llvm.nvvm.read.ptx.sreg.tid.x");
 	name_value(ps->tid, "tid");
 

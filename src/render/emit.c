@@ -204,8 +204,6 @@ void emit_init(Emitter *E, UirProgram *p, bool cuda)
 		E->bufs[i].cname = c_name(E, &all, p->bufs[i]->name);
 	for (int i = 0; i < p->nallocs; i++)
 		E->allocs[i].cname = c_name(E, &all, p->allocs[i]->name);
-	for (int i = 0; i < p->nslots; i++)
-		E->syms[i].r = range_full();
 	walk_syms(E, p->top, &all);
 	walk_loads(E, p->top);
 	free(all.v);

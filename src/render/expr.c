@@ -3,7 +3,7 @@
  * Each op becomes a plain C operator where that is exactly the spec's meaning with no
  * undefined behaviour (float arithmetic with FP_CONTRACT OFF, unsigned wrapping
  * arithmetic, compares, bit operations, division by a literal other than 0 and -1, and
- * i32 add/sub/mul/neg/shifts that range.c proves cannot wrap), and a call of the runtime
+ * i32 add/sub/mul/neg/shifts that check/ranges.c proves cannot wrap), and a call of the runtime
  * helper that defines it otherwise (uir_add_i32, uir_div_i32, uir_shl_i32, uir_min_f32,
  * uir_cast_f32_i32, uir_exp2_f32, ...). Operands are parenthesised only where C's
  * precedence (or a -Wparentheses warning) needs it.
@@ -305,29 +305,15 @@ static void args2(Emitter *E, const Expr *e, int lane, CExpr *a, CExpr *b)
 
 /* ---- arithmetic ---- */
 
-static bool fits(int64_t lo, int64_t hi)
-{
-	return lo >= INT32_MIN && hi <= INT32_MAX;
-}
-
-/* Whether scalar i32 op E (add, sub, mul) cannot wrap, by the ranges of its operands. */
+/* Whether scalar i32 op E (add, sub, mul, neg) cannot wrap: its nowrap fact
+ * (check/ranges.c), so the plain C operator gives its value. */
 static bool i32_safe(Emitter *E, const Expr *e, int lane)
 {
+	(void)E;
 	if (lane >= 0 || e->lanes != 1 || e->ty != UIR_I32)
 		return false;
-	Range a = range_of(E, e->args[0]);
-	Range b = e->nargs > 1 ? range_of(E, e->args[1]) : a;
 	switch (e->op) {
-	case OP_ADD: return fits(a.lo + b.lo, a.hi + b.hi);
-	case OP_SUB: return fits(a.lo - b.hi, a.hi - b.lo);
-	case OP_MUL: {
-		int64_t c[4] = { a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi };
-		for (int i = 0; i < 4; i++)
-			if (!fits(c[i], c[i]))
-				return false;
-		return true;
-	}
-	case OP_NEG: return a.lo > INT32_MIN;
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_NEG: return e->nowrap;
 	default: return false;
 	}
 }
@@ -499,7 +485,7 @@ static CExpr absval(Emitter *E, const Expr *e, int lane, UirType t)
 		return call1(E, "fabs", arg(E, e, 0, lane));
 	if (!type_is_signed(t))
 		return arg(E, e, 0, lane);
-	if (t == UIR_I32 && lane < 0 && range_of(E, e->args[0]).lo >= 0)
+	if (t == UIR_I32 && lane < 0 && range_within(e->args[0]->rng, 0, INT32_MAX))
 		return arg(E, e, 0, lane);
 	return call1(E, helper(E, "abs", t), arg(E, e, 0, lane));
 }
@@ -594,14 +580,13 @@ static CExpr shift(Emitter *E, const Expr *e, int lane, UirType t)
 			return left ? castto(E, "uint8_t", r) : r;
 		}
 		if (t == UIR_I32 && lane < 0) {
-			Range r = range_of(E, e->args[0]);
-			if (r.lo >= 0 && (!left || r.hi <= (INT32_MAX >> s)))
+			if (range_within(e->args[0]->rng, 0, left ? INT32_MAX >> s : INT32_MAX))
 				return bin(E, a, left ? "<<" : ">>", ks, P_SHIFT);
 		}
 	} else if (t == UIR_I32 && lane < 0) {
 		/* a non-negative value shifted by a count known to be in 0..31 */
-		Range r = range_of(E, e->args[0]), c = range_of(E, e->args[1]);
-		if (r.lo >= 0 && c.lo >= 0 && c.hi <= 31 && (!left || (r.hi << c.hi) <= INT32_MAX))
+		Range r = e->args[0]->rng, c = e->args[1]->rng;
+		if (range_within(r, 0, INT32_MAX) && range_within(c, 0, 31) && (!left || (r.hi << c.hi) <= INT32_MAX))
 			return bin(E, arg(E, e, 0, lane), left ? "<<" : ">>", arg(E, e, 1, lane), P_SHIFT);
 	}
 	return call2(E, helper(E, left ? "shl" : "shr", t), arg(E, e, 0, lane), arg(E, e, 1, lane));
@@ -810,7 +795,7 @@ static CExpr fmath(Emitter *E, const Expr *e, int lane, UirType t)
 static CExpr load(Emitter *E, const Expr *e, int lane)
 {
 	const char *what = e->width > 1 ? fmt_str(E->a, "load.%d of", e->width) : "load of";
-	bool checked = !access_proven(E, e->mem, e->args[0], e->width);
+	bool checked = !e->in_bounds;
 	return cx(access_text(E, e->mem, e->args[0], e->width, lane, checked, e->loc, what, e), P_POSTFIX);
 }
 

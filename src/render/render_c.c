@@ -144,7 +144,6 @@ static void outline(Emitter *E, const Stmt *s)
 
 	/* the call, where the loop stands */
 	const char *n = loop_bound(E, s);
-	si->r = index_range(E, s->value);
 	Captures c = { 0 };
 	cap_stmts(E, s, s->body, &c);
 	Str init = { 0 };

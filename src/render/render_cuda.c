@@ -43,7 +43,6 @@ static bool cuda_loop_hook(Emitter *E, const Stmt *s)
 	if (s->axis != AX_LOCAL)
 		return false;
 	SymInfo *si = sym_info(E, s->sym);
-	si->r = (Range){ 0, s->bound_lit - 1 };
 	/* the body first: the index is declared only if the rendering refers to it */
 	Str body = { 0 }, *out = E->out;
 	int before = si->refs, decls = E->decls;
@@ -87,7 +86,6 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 
 	/* the statements first: g is declared only if the rendering refers to it */
 	SymInfo *gi = sym_info(E, s->sym);
-	gi->r = (Range){ 0, s->bound_lit - 1 };
 	Str stmts = { 0 };
 	E->out = &stmts;
 	E->indent = 1;

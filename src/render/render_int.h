@@ -10,7 +10,7 @@
  *
  * Exactness. Every op keeps its spec meaning with no undefined behaviour: signed
  * arithmetic, shifts, integer division and float-to-int casts go through the runtime
- * helpers unless an interval analysis (range.c) proves that the plain C operator gives the
+ * helpers unless the interval analysis (check/ranges.c) proves that the plain C operator gives the
  * same value without overflow. Every memory access that the same analysis cannot prove in
  * bounds is checked (E0601, exactly as `run` reports it); when one statement holds two or
  * more checked accesses, their checks are hoisted in evaluation order, so the first fault
@@ -42,17 +42,11 @@ void str_put_cstring(Str *b, const char *s, size_t n);
  * the string literal of S. */
 void str_put_comment(Str *b, const char *s, size_t n);
 
-/* ---- range.c: the values an i32 expression may take ---- */
-typedef struct Range {
-	int64_t lo, hi; /* lo > hi: no value (dead code) */
-} Range;
-
 /* ---- emitter state (emit.c) ---- */
 typedef struct Emitter Emitter;
 
 typedef struct SymInfo {
 	const char *cname;  /* the C name (keywords get a trailing _) */
-	Range r;            /* i32 lets and loop indices: the values it may take here */
 	bool fixed;         /* an unrolled loop's index in one copy: always `value` */
 	int64_t value;
 	int uses;           /* references in the whole program */
@@ -165,23 +159,6 @@ bool name_reserved(const char *name);
  * though it still has a reserved prefix: only the exact names and macros can clash). */
 bool name_listed(const char *name);
 
-/* ---- range.c ---- */
-Range range_of(Emitter *E, const Expr *e);
-Range range_full(void);
-bool range_in_i32(Range r);
-/* Narrows the ranges of names that COND (when it is TRUTH) constrains; the previous
- * ranges are pushed on SAVE (restore with range_restore). */
-typedef struct RangeSave {
-	struct { SymInfo *si; Range r; } *v;
-	int n, cap;
-} RangeSave;
-void range_refine(Emitter *E, const Expr *cond, bool truth, RangeSave *save);
-void range_restore(RangeSave *save);
-/* Whether the access of K elements at OFF into M is proven in bounds. */
-bool access_proven(Emitter *E, const Mem *m, const Expr *off, int k);
-/* The range of a loop index whose bound is the expression BOUND. */
-Range index_range(Emitter *E, const Expr *bound);
-
 /* ---- expr.c: expressions ---- */
 /* C precedence levels, higher binds tighter. */
 enum {
@@ -208,11 +185,10 @@ void emit_block(Emitter *E, const Stmt *s);
 /* Renders a block in braces-free form at indentation +1 (for loop and if bodies). */
 void emit_body(Emitter *E, const Stmt *s);
 /* Prepares a statement's expressions (up to 3; NULL ignored): decides which checks are
- * hoisted and writes the hoisted declarations. STORE_MEM/STORE_OFF/STORE_K describe the
- * store or atomic of the statement (NULL when none); returns whether its own access needs
- * an inline check. */
-bool prepare(Emitter *E, const Expr *const *ex, int nex, const Mem *store_mem, const Expr *store_off,
-	     int store_k);
+ * hoisted and writes the hoisted declarations. STORE is the statement when it is a store
+ * or atomic (NULL otherwise); returns whether its own access needs an inline check. Which
+ * accesses need a check at all is the in_bounds fact of check/ranges.c. */
+bool prepare(Emitter *E, const Expr *const *ex, int nex, const Stmt *store);
 /* Ends the current statement: forgets its hoists. */
 void finish(Emitter *E);
 /* The C text of the access M[OFF] (scalar, K = 1) or of lane LANE of the vector access

@@ -5,7 +5,7 @@
  * Bounds checks and the order of faults. `run` evaluates the operands of every op left to
  * right and reports the first access out of bounds; C leaves the order of operands
  * unspecified. So before writing a statement, prepare() finds its accesses that need a
- * check (range.c could not prove them in bounds), in `run`'s evaluation order. With at
+ * check (check/ranges.c could not prove them in bounds), in `run`'s evaluation order. With at
  * most one such access the check stays inline (x[uir_at(i, 8, 3)]): nothing else in the
  * statement can fault, so order does not matter. With two or more, or with one under an
  * arm of `select` (whose arms `run` always evaluates, and C's ?: does not), every check
@@ -47,7 +47,7 @@ static void collect(Emitter *E, const Expr *e, bool sel, AccList *l)
 		l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
 	}
 	bool reg = mem_info(E, e->mem)->reg;
-	l->v[l->n++] = (Access){ e, !reg && !access_proven(E, e->mem, e->args[0], e->width), sel };
+	l->v[l->n++] = (Access){ e, !reg && !e->in_bounds, sel };
 }
 
 static void hoist(Emitter *E, const Expr *key, const char *name)
@@ -98,13 +98,12 @@ static void hoist_decl(Emitter *E, const Expr *key, const char *text)
 	hoist(E, key, name);
 }
 
-bool prepare(Emitter *E, const Expr *const *ex, int nex, const Mem *store_mem, const Expr *store_off, int store_k)
+bool prepare(Emitter *E, const Expr *const *ex, int nex, const Stmt *store)
 {
 	AccList l = { 0 };
 	for (int i = 0; i < nex; i++)
 		collect(E, ex[i], false, &l);
-	bool store_checked = store_mem && !mem_info(E, store_mem)->reg &&
-			     !access_proven(E, store_mem, store_off, store_k);
+	bool store_checked = store && !mem_info(E, store->mem)->reg && !store->in_bounds;
 	int nchecked = store_checked;
 	bool sel = false;
 	for (int i = 0; i < l.n; i++) {
@@ -258,10 +257,9 @@ static void let_stmt(Emitter *E, const Stmt *s)
 {
 	const Expr *v = s->value;
 	const Expr *ex[1] = { v };
-	prepare(E, ex, 1, NULL, NULL, 0);
+	prepare(E, ex, 1, NULL);
 	SymInfo *si = sym_info(E, s->sym);
-	const char *vt = E->cuda && v->kind == EX_OP && v->op == OP_LOAD && v->width > 1 &&
-	                         access_proven(E, v->mem, v->args[0], v->width)
+	const char *vt = E->cuda && v->kind == EX_OP && v->op == OP_LOAD && v->width > 1 && v->in_bounds
 	                 ? cuda_vector_type(E, v->mem, v->args[0], v->width)
 	                 : NULL;
 	if (v->lanes == 1) {
@@ -302,8 +300,6 @@ static void let_stmt(Emitter *E, const Stmt *s)
 	}
 	E->decls++;
 	finish(E);
-	if (v->ty == UIR_I32 && v->lanes == 1)
-		si->r = range_of(E, v);
 }
 
 /* ---- store, store.K, atomic ---- */
@@ -394,7 +390,7 @@ static const char *atomic_name(AtomicOp op)
 static void atomic_stmt(Emitter *E, const Stmt *s)
 {
 	const Expr *ex[2] = { s->off, s->val };
-	bool checked = prepare(E, ex, 2, s->mem, s->off, 1);
+	bool checked = prepare(E, ex, 2, s);
 	const char *what = fmt_str(E->a, "atomic.%s on", atomic_name(s->aop));
 	const char *dst = access_text(E, s->mem, s->off, 1, -1, checked, s->loc, what, NULL);
 	const char *val = expr_str(E, s->val, -1);
@@ -434,7 +430,7 @@ static void store_stmt(Emitter *E, const Stmt *s)
 		return;
 	}
 	const Expr *ex[2] = { s->off, s->val };
-	bool checked = prepare(E, ex, 2, s->mem, s->off, s->width);
+	bool checked = prepare(E, ex, 2, s);
 	if (s->width > 1) {
 		vector_store(E, s, checked);
 	} else {
@@ -470,18 +466,14 @@ static void if_chain(Emitter *E, const Stmt *s, bool first)
 {
 	if (first) {
 		const Expr *ex[1] = { s->cond };
-		prepare(E, ex, 1, NULL, NULL, 0);
+		prepare(E, ex, 1, NULL);
 		line(E, "if (%s) {", expr_str(E, s->cond, -1));
 		finish(E);
 	} else {
 		line(E, "} else if (%s) {", expr_str(E, s->cond, -1));
 	}
-	RangeSave sv = { 0 };
-	range_refine(E, s->cond, true, &sv);
 	emit_body(E, s->then_);
-	range_restore(&sv);
 	if (s->else_) {
-		range_refine(E, s->cond, false, &sv);
 		const Stmt *el = s->else_;
 		if (el->kind == ST_IF && !el->next && !needs_hoist(E, el->cond)) {
 			if_chain(E, el, false);
@@ -489,7 +481,6 @@ static void if_chain(Emitter *E, const Stmt *s, bool first)
 			line(E, "} else {");
 			emit_body(E, el);
 		}
-		range_restore(&sv);
 	}
 	if (first)
 		line(E, "}");
@@ -505,7 +496,7 @@ static void if_stmt(Emitter *E, const Stmt *s)
 const char *loop_bound(Emitter *E, const Stmt *s)
 {
 	const Expr *ex[1] = { s->value };
-	prepare(E, ex, 1, NULL, NULL, 0);
+	prepare(E, ex, 1, NULL);
 	const char *b;
 	if (atom(s->value)) {
 		b = expr_str(E, s->value, -1);
@@ -520,8 +511,8 @@ const char *loop_bound(Emitter *E, const Stmt *s)
 	 * does not run) */
 	for (int i = 0; i < s->novf; i++) {
 		const OverflowCheck *o = &s->ovf[i];
-		Range r = range_of(E, s->value);
-		if (o->base + o->coef * ((r.hi > 1 ? r.hi - 1 : 0) / o->d) <= INT32_MAX)
+		Range r = s->value->rng;
+		if (range_empty(r) || (r.known && o->base + o->coef * ((r.hi > 1 ? r.hi - 1 : 0) / o->d) <= INT32_MAX))
 			continue; /* no bound it can have makes it overflow */
 		int site = add_overflow_site(E, o);
 		nameset_add(&E->support, "uir_top");
@@ -538,7 +529,6 @@ static void plain_loop(Emitter *E, const Stmt *s)
 {
 	const char *n = loop_bound(E, s);
 	SymInfo *si = sym_info(E, s->sym);
-	si->r = index_range(E, s->value);
 	const char *i = si->cname;
 	line(E, "for (int32_t %s = 0; %s < %s; %s++) {", i, i, n, i);
 	emit_body(E, s->body);
@@ -595,7 +585,7 @@ static void unroll_loop(Emitter *E, const Stmt *s)
  * JIT and `ptx` keep the same loops as loops): a plain loop (docs/render.md, "Unrolling"), with the hint
  * to unroll it by the largest divisor of its bound whose copies fit the budget (none when
  * that is 1). `#pragma GCC unroll N` is gcc's and clang's; nvcc's is `#pragma unroll N`. Its
- * index is a variable, not a literal (maybe_const in expr.c, range.c). */
+ * index is a variable, not a literal (maybe_const in expr.c, check/ranges.c). */
 static void hinted_loop(Emitter *E, const Stmt *s)
 {
 	double body = 1 + stmts_code_size(s->body);
