@@ -393,6 +393,16 @@ bool unroll_fits(const Stmt *s);
 
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, unsigned flags); /* UIR_CHECK_* flags */
+/* Whether two different iterations of LOOP (any axis; the values of the loops around it
+ * fixed, each combination of them asked) can touch one element of M with at least one
+ * write, by the exact analysis (docs/analysis.md, "Conflicts between iterations"): same-op
+ * atomic updates commute and do not conflict. LC_CONFLICT sets *WITNESS to the pair
+ * ("iterations j=0 and j=1 both write c[3] (lines 4 and 4)"), LC_UNKNOWN to why it cannot
+ * be decided (a value loaded from memory the program stores, a budget); strings in P's
+ * arena. For checked programs; costs up to the exact analysis's budgets (about 2^21
+ * iterations). */
+typedef enum { LC_NONE, LC_CONFLICT, LC_UNKNOWN } LoopConflict;
+LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const char **witness);
 
 /* ---- check/ranges.c: value ranges, no-wrap and in-bounds facts, once per program ---- */
 /* Fills Expr.rng, Expr.nowrap, Expr.in_bounds and Stmt.in_bounds over checked program P:

@@ -988,64 +988,97 @@ static void rules_memory(Code *c, Mem *m)
 	}
 }
 
-static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
+/* Collects the accesses of the code ROOT (the parallel index is ROOT's), groups them by
+ * memory and finds their normal forms and guards. Free with code_close(). */
+static void code_open(Code *c, UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 {
-	Code c;
-	memset(&c, 0, sizeof c);
-	c.p = p;
-	c.kind = kind;
-	c.root = root;
-	c.psym = root->sym;
+	memset(c, 0, sizeof *c);
+	c->p = p;
+	c->kind = kind;
+	c->root = root;
+	c->psym = root->sym;
 	bool strict = flags & UIR_CHECK_STRICT;
-	c.strict = strict;
-	c.exact = !strict && !(flags & UIR_CHECK_NO_EXACT);
-	c.nc.a = &p->arena;
-	c.nc.code = root;
-	/* a single iteration (ours): nothing to keep apart */
-	if (!strict && root->value->kind == EX_LIT && root->bound_lit == 1)
-		return;
-	collect(&c, root->body);
+	c->strict = strict;
+	c->exact = !strict && !(flags & UIR_CHECK_NO_EXACT);
+	c->nc.a = &p->arena;
+	c->nc.code = root;
+	collect(c, root->body);
 	/* the accesses grouped by memory (a counting sort: linear in the accesses) */
 	int nk = p->nbufs + p->nallocs;
-	c.mstart = xcalloc((size_t)nk + 2, sizeof *c.mstart);
-	c.mlist = xmalloc(((size_t)c.nacc + 1) * sizeof *c.mlist);
-	c.mstored = xcalloc((size_t)nk + 1, sizeof *c.mstored);
-	for (int i = 0; i < c.nacc; i++) {
-		c.mstart[mem_key(&c, c.acc[i].mem) + 1]++;
-		c.mstored[mem_key(&c, c.acc[i].mem)] |= c.acc[i].store;
+	c->mstart = xcalloc((size_t)nk + 2, sizeof *c->mstart);
+	c->mlist = xmalloc(((size_t)c->nacc + 1) * sizeof *c->mlist);
+	c->mstored = xcalloc((size_t)nk + 1, sizeof *c->mstored);
+	for (int i = 0; i < c->nacc; i++) {
+		c->mstart[mem_key(c, c->acc[i].mem) + 1]++;
+		c->mstored[mem_key(c, c->acc[i].mem)] |= c->acc[i].store;
 	}
 	for (int k = 0; k < nk; k++)
-		c.mstart[k + 1] += c.mstart[k];
+		c->mstart[k + 1] += c->mstart[k];
 	int *fill = xmalloc(((size_t)nk + 1) * sizeof *fill);
-	memcpy(fill, c.mstart, (size_t)nk * sizeof *fill);
-	for (int i = 0; i < c.nacc; i++)
-		c.mlist[fill[mem_key(&c, c.acc[i].mem)]++] = i;
+	memcpy(fill, c->mstart, (size_t)nk * sizeof *fill);
+	for (int i = 0; i < c->nacc; i++)
+		c->mlist[fill[mem_key(c, c->acc[i].mem)]++] = i;
 	free(fill);
-	for (int i = 0; i < c.nacc; i++) {
-		Access *a = &c.acc[i];
-		a->norm = normalize(&c.nc, a->off);
+	for (int i = 0; i < c->nacc; i++) {
+		Access *a = &c->acc[i];
+		a->norm = normalize(&c->nc, a->off);
 		IfPath *ip = &paths[i];
 		for (int k = 0; k < ip->n && !strict; k++) {
 			if (!ip->thens[k])
 				continue;
 			if (!a->onethread)
-				a->onethread = one_thread(&c, ip->ifs[k]->cond);
-			if (a->nguards < 8 && guard_of(&c, ip->ifs[k], &a->guards[a->nguards]))
+				a->onethread = one_thread(c, ip->ifs[k]->cond);
+			if (a->nguards < 8 && guard_of(c, ip->ifs[k], &a->guards[a->nguards]))
 				a->nguards++;
 		}
 	}
+}
+
+static void code_close(Code *c)
+{
+	free(c->mstart);
+	free(c->mlist);
+	free(c->mstored);
+	free(c->acc);
+	free(paths);
+	paths = NULL;
+}
+
+static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
+{
+	/* a single iteration (ours): nothing to keep apart */
+	if (!(flags & UIR_CHECK_STRICT) && root->value->kind == EX_LIT && root->bound_lit == 1)
+		return;
+	Code c;
+	code_open(&c, p, kind, root, flags);
 	/* every memory once, in order of first access */
 	for (int i = 0; i < c.nacc; i++) {
 		Mem *m = c.acc[i].mem;
 		if (c.mlist[mbeg(&c, m)] == i && !skipped(&c, m))
 			check_memory(&c, m);
 	}
-	free(c.mstart);
-	free(c.mlist);
-	free(c.mstored);
-	free(c.acc);
-	free(paths);
-	paths = NULL;
+	code_close(&c);
+}
+
+LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const char **witness)
+{
+	*witness = NULL;
+	Code c;
+	code_open(&c, p, CK_THREAD, (Stmt *)loop, 0); /* only reads the tree */
+	LoopConflict r = LC_NONE;
+	if (mbeg(&c, m) < mend(&c, m) && c.mstored[mem_key(&c, m)]) {
+		const char *why = NULL;
+		const char *found = collision_of(&c, m, &why);
+		if (!found) {
+			r = LC_UNKNOWN;
+			*witness = why;
+		} else if (*found) {
+			r = LC_CONFLICT;
+			*witness = found;
+		}
+	}
+	code_close(&c);
+	return r;
 }
 
 static void find_codes(UirProgram *p, Stmt *s, unsigned flags)

@@ -11,12 +11,16 @@
  * Legality (sufficient, checked conservatively):
  *   - both loops are plain with integer-literal bounds, J's body is lets then the k loop;
  *   - every access in LETS and S is proven in bounds (in_bounds, check/ranges.c), so no
- *     fault can move;
- *   - every memory written in S (store or atomic) is accessed in LETS and S only in S, at
- *     one offset expression (one normal form) that is c + a*j + terms of loops outside j
- *     with a != 0, computed without wrapping: distinct j touch distinct elements, so the
+ *     fault can move; a memory written in S is not read in LETS (they would run again
+ *     after S's writes of the same j);
+ *   - no two different iterations of j touch one element of a memory written in S, so the
  *     only dependences are between iterations with the same j, whose k order is kept;
- *     memory S only reads cannot carry a dependence.
+ *     memory S only reads cannot carry a dependence. Shown for each written memory either
+ *     at once, when it is accessed at one offset expression (one normal form) that is
+ *     c + a*j + terms of loops outside j with a != 0, computed without wrapping (distinct
+ *     j touch distinct elements); or else by asking the checker's exact analysis whether
+ *     iterations of j can conflict on it (loop_conflict(), check/races.c), which decides
+ *     for the program's sizes.
  * Profitability: some written memory has a = 1, and every access whose offset involves j
  * has j with coefficient 1 (stride 1 in the new inner loop), all scalar.
  */
@@ -31,6 +35,7 @@ typedef struct Ix {
 	bool *written;    /* by mem_slot: stored or updated in S */
 	Norm *form;       /* by mem_slot: the normal form of the written memories' offsets */
 	bool *has_form;
+	bool *ask;        /* by mem_slot: legality left to the exact analysis */
 	bool ok;
 	bool unit_write;  /* some written memory has j with coefficient 1 */
 	bool in_lets;     /* walking LETS: they run once per j, before the k loop */
@@ -142,16 +147,20 @@ static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_boun
 	}
 	int64_t a = u.coef;
 	if (x->written[ms]) {
-		if (x->in_lets || width != 1 || u.other_j || u.inner || a == 0 || !exact(x, off, 0)) {
+		if (x->in_lets) { /* LETS would run again after S's writes of the same j */
 			x->ok = false;
+			return;
+		}
+		if (x->ask[ms])
+			return;
+		if (width != 1 || u.other_j || u.inner || a == 0 || !exact(x, off, 0) ||
+		    (x->has_form[ms] && !norm_equal(&x->form[ms], &n))) {
+			x->ask[ms] = true;
 			return;
 		}
 		if (!x->has_form[ms]) {
 			x->has_form[ms] = true;
 			x->form[ms] = n;
-		} else if (!norm_equal(&x->form[ms], &n)) {
-			x->ok = false;
-			return;
 		}
 		if (a == 1)
 			x->unit_write = true;
@@ -235,6 +244,7 @@ const Stmt *interchange_inner(L *l, const Stmt *j)
 	x.written = xcalloc((size_t)nm + 1, sizeof *x.written);
 	x.form = xcalloc((size_t)nm + 1, sizeof *x.form);
 	x.has_form = xcalloc((size_t)nm + 1, sizeof *x.has_form);
+	x.ask = xcalloc((size_t)nm + 1, sizeof *x.ask);
 	mark_writes(&x, k->body);
 	bool any = false;
 	for (int i = 0; i < nm; i++)
@@ -248,6 +258,12 @@ const Stmt *interchange_inner(L *l, const Stmt *j)
 		walk(&x, k->body);
 	}
 	bool ok = any && x.ok && x.unit_write;
+	for (int i = 0; i < nm && ok; i++) {
+		const char *why;
+		if (x.ask[i])
+			ok = loop_conflict(p, j, i < p->nbufs ? p->bufs[i] : p->allocs[i - p->nbufs], &why) == LC_NONE;
+	}
+	free(x.ask);
 	free(x.written);
 	free(x.form);
 	free(x.has_form);

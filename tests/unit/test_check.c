@@ -65,6 +65,55 @@ static void code_of(const char *what, const char *text, unsigned flags, const ch
 	fclose(devnull);
 }
 
+/* The first loop named NAME in the statements S (depth first). */
+static Stmt *find_loop(Stmt *s, const char *name)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP && !strcmp(s->sym->name, name))
+			return s;
+		Stmt *r = s->kind == ST_LOOP ? find_loop(s->body, name) : NULL;
+		if (!r && s->kind == ST_IF)
+			r = find_loop(s->then_, name);
+		if (!r && s->kind == ST_IF)
+			r = find_loop(s->else_, name);
+		if (r)
+			return r;
+	}
+	return NULL;
+}
+
+/* loop_conflict() for loop LOOP and buffer MEM of TEXT: WANT, and a witness starting with
+ * WITNESS (NULL: none). */
+static void conflict_of(const char *what, const char *text, const char *loop, const char *mem, LoopConflict want,
+			const char *witness)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	UirProgram *p = load(text, devnull);
+	if (!p || uir_check(p, 0, devnull)) {
+		failed++;
+		printf("FAIL %s: not a valid program\n", what);
+		fclose(devnull);
+		return;
+	}
+	Stmt *l = find_loop(p->top, loop);
+	const Mem *m = NULL;
+	for (int i = 0; i < p->nbufs; i++)
+		if (!strcmp(p->bufs[i]->name, mem))
+			m = p->bufs[i];
+	const char *w = NULL;
+	LoopConflict got = l && m ? loop_conflict(p, l, m, &w) : LC_UNKNOWN;
+	bool ok = got == want && (witness ? w && !strncmp(w, witness, strlen(witness)) : !w);
+	if (ok) {
+		passed++;
+	} else {
+		failed++;
+		printf("FAIL %s: got %d (%s), want %d (%s)\n", what, (int)got, w ? w : "no witness", (int)want,
+		       witness ? witness : "no witness");
+	}
+	uir_free(p);
+	fclose(devnull);
+}
+
 int main(void)
 {
 	/* normal forms */
@@ -109,6 +158,23 @@ int main(void)
 	code_of("store in block code", "buffer out i32 4\nloop g 4 global {\n  store out g 1\n}\n", 0, "E0403");
 	code_of("local outside global", "buffer out i32 4\nloop t 4 local {\n  store out t 1\n}\n", 0, "E0401");
 	code_of("two block sizes", "buffer out i32 64\nloop g 1 global {\n  loop t 4 local {\n    store out t 1\n  }\n  loop t 8 local {\n    store out t 1\n  }\n}\n", 0, "E0402");
+	/* the JIT's question: can two iterations of a plain loop conflict on a memory? */
+	const char *nest = "buffer B f32 256\nbuffer R f32 256\nloop i 16 {\n  loop j 16 {\n    loop k 16 {\n"
+			   "      store R (add (mul i 16) (mod (add j 5) %d)) (load B (add (mul k 16) j))\n    }\n  }\n}\n";
+	snprintf(buf, sizeof buf, nest, 16);
+	conflict_of("rotation: distinct j write distinct elements", buf, "j", "R", LC_NONE, NULL);
+	conflict_of("every k writes the same elements", buf, "k", "R", LC_CONFLICT, "iterations k=0 and k=1 both write R[");
+	conflict_of("read-only memory never conflicts", buf, "j", "B", LC_NONE, NULL);
+	snprintf(buf, sizeof buf, nest, 8);
+	conflict_of("mod 8: j and j+8 collide", buf, "j", "R", LC_CONFLICT, "iterations j=0 and j=8 both write R[5] (lines 6 and 6)");
+	conflict_of("same-op atomics commute", "buffer h i32 4\nloop p 64 {\n  atomic.add h (mod p 4) 1\n}\n", "p", "h",
+		    LC_NONE, NULL);
+	conflict_of("a read of another iteration's write",
+		    "buffer a i32 9\nloop p 8 {\n  store a p (load a (add p 1))\n}\n", "p", "a", LC_CONFLICT,
+		    "iteration p=1 writes a[1] (line 3), which iteration p=0 reads");
+	conflict_of("an offset loaded from stored memory is undecidable",
+		    "buffer a i32 8\nbuffer ix i32 8\nloop p 8 {\n  store ix p 0\n  store a (load ix p) 1\n}\n", "p", "a",
+		    LC_UNKNOWN, "the offset of a on line 5 is not known");
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
