@@ -1,7 +1,8 @@
 /* range.c - an interval analysis of i32 expressions, used by the renderers to leave out
  * checks and helpers that cannot matter: a memory access whose offset is proven inside the
  * memory needs no bounds check, and i32 add, sub, mul, neg, shl and shr whose operands
- * are proven small enough cannot wrap, so the plain C operator gives the spec's value.
+ * are proven small enough cannot wrap, so the plain C operator gives the op's value
+ * (docs/language.md 4.5).
  *
  * A Range [lo, hi] holds every value the expression may take where it stands. Literals
  * are exact; a loop index lies in [0, largest bound - 1]; an unrolled index is fixed in

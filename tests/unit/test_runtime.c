@@ -388,7 +388,7 @@ static void test_print(void)
 	check_f32(FLT_MAX, "3.4028235e+38", __LINE__);
 	check_f32(-0.3775167465209961f, "-0.37751675", __LINE__);
 	check_f32(1.0f / 3, "0.33333334", __LINE__);
-	check_f32(100.0f, "1e+02", __LINE__); /* %.1g: the spec's rule, literally */
+	check_f32(100.0f, "1e+02", __LINE__); /* %.1g: the rule of docs/language.md 10.1, literally */
 	check_f32(120.0f, "1.2e+02", __LINE__);
 	check_f32(123.0f, "123", __LINE__);
 	check_f32(0.0001f, "0.0001", __LINE__);
