@@ -628,7 +628,7 @@ static void test_npy(void)
 	check_npy_error(tmp_path("does-not-exist.npy"), "<f4", 1, "cannot open: No such file or directory",
 			__LINE__);
 	/* a header that claims more data than the file holds: "truncated data" from the file's
-	 * size, before any data is read (the 144-byte file claiming 2^31-1 elements, issue 15);
+	 * size, before any data is read (the 144-byte file claiming 2^31-1 elements of tests/cli/scale_tests.sh);
 	 * uir_npy_check says the same from the header alone, and accepts a file that fits */
 	write_npy("t18.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647,), }\n",
 		  "\0\0\0\0\0\0\0\0", 8);
