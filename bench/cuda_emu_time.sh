@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cuda_emu_time.sh - time in the CUDA emulator for every `# cuda` test (issue 5; not run in CI).
+# cuda_emu_time.sh - time in the CUDA emulator for every `# cuda` test (not run in CI).
 #
 # Usage: bench/cuda_emu_time.sh [UIR [RUNS [OUT.md]]]
 #   UIR   the uir binary (default build/src/uir)

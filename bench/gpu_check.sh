@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # gpu_check.sh - on a machine with an NVIDIA GPU and nvcc: build uir, run every `# cuda` test
 # and every `# cuda speed` test on the GPU, and write a table of kernel time against the
-# hand-written reference into bench/ (issue 5). One prepared script, so that a lent GPU's
-# minutes go to measuring.
+# hand-written reference into bench/. One prepared script, so that the minutes on a GPU
+# machine go to measuring.
 #
 # Usage: bench/gpu_check.sh [BUILD_DIR [OUT.md]]
 #   BUILD_DIR  Meson build folder (default build; configured here when missing)

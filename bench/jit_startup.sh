@@ -4,7 +4,7 @@
 # small example: wall-clock ms (median of RUNS runs) and, with perf installed, the CPU ms
 # (task-clock, mean of RUNS runs; on a busy machine the wall clock mostly measures waiting).
 #
-#   bench/jit_startup.sh [UIR [RUNS [FILE]]]   (FILE default: the spec's vector_add.uir)
+#   bench/jit_startup.sh [UIR [RUNS [FILE]]]   (FILE default: the examples' vector_add.uir, outside the repository)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 uir=${1:-build/src/uir}

@@ -1,5 +1,5 @@
 /* uir_cuda_emu.h - runs the output of `uir render-cuda` on the CPU, for testing without a
- * GPU (spec 8.4 and 10). Force-include it:
+ * GPU (docs/language.md 8.3.6; docs/testing.md, "Where `# cuda` runs"). Force-include it:
  *
  *   c++ -std=c++17 -O2 -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h -x c++ prog.cu
  *

@@ -1,6 +1,6 @@
 /* uir_init.h - the input generator of `buffer NAME T SIZE = random SEED [LO HI]`.
  *
- * Spec section 3 (and fine points 4 and 17 of section 11). Element i of a buffer with
+ * docs/language.md 3.3 (3.3.3 and 3.3.5 for the edge cases). Element i of a buffer with
  * seed SEED draws z = splitmix64(SEED * 2^32 + i), then:
  *   f32: u = (z >> 40) * 2^-24,  f64: u = (z >> 11) * 2^-53,  value LO + u * (HI - LO);
  *   integers with a range: LO + z mod (HI - LO), wrapped to the type;
@@ -109,7 +109,7 @@ UIR_FN double uir_random_f64(uint32_t seed, uint64_t i, double lo, double hi)
 /* uir-helper: uir_random_int needs: uir_random_bits */
 /* Element i of an integer buffer `random SEED LO HI`: (lo + z mod width) mod 2^64, with
  * lo the bits of LO as u64 and width = HI - LO as u64, where width 0 stands for 2^64 (a
- * whole 64-bit range: z mod 2^64 is z itself, fine point 17). The caller wraps the result
+ * whole 64-bit range: z mod 2^64 is z itself, docs/language.md 3.3.5). The caller wraps the result
  * to the element type: (int8_t), (uint32_t), ... */
 UIR_FN uint64_t uir_random_int(uint32_t seed, uint64_t i, uint64_t lo, uint64_t width)
 {

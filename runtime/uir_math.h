@@ -1,6 +1,6 @@
 /* uir_math.h - exp2, log2, sin and cos for f32 and f64: the project's own algorithms.
  *
- * Spec section 4: these four ops are defined once, here, and every back end (interpreter,
+ * docs/language.md 4.5: these four ops are defined once, here, and every back end (interpreter,
  * LLVM JIT via clang-compiled bitcode of this header, rendered C, rendered CUDA) runs this
  * very code, so results agree bit for bit. Only IEEE-exact operations are used (+ - * /,
  * fma, comparisons, integer arithmetic, bit casts through memcpy); no libm transcendental.

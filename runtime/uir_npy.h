@@ -5,7 +5,7 @@
  *   bool '|b1', i8 '|i1', u8 '|u1', i32 '<i4', u32 '<u4', i64 '<i8', u64 '<u8',
  *   f32 '<f4', f64 '<f8'.
  *
- * Reading (spec 11.11) accepts exactly the files numpy writes for such an array:
+ * Reading (docs/language.md 3.4.2) accepts exactly the files numpy writes for such an array:
  *   - the dtype must be the buffer's, little-endian; for one-byte types the byte-order
  *     character does not matter ('|u1', '<u1', '=u1' and '>u1' are the same);
  *   - fortran_order must be False (C order);
@@ -17,7 +17,7 @@
  * checks everywhere: malformed input gives an error, never a crash (it is fuzzed).
  *
  * Writing produces version 1.0 with shape (count,), readable by numpy.load; every float
- * NaN is written as the canonical pattern (spec section 2).
+ * NaN is written as the canonical pattern (docs/language.md 2.4.2).
  *
  * A header whose element count needs more data than the file holds is "truncated data"
  * before any data is read (a 144-byte file may claim 2^31-1 elements): uir_npy_check reads

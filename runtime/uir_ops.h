@@ -1,6 +1,6 @@
 /* uir_ops.h - the exact meaning of every .uir op that is not one UB-free C expression.
  *
- * Spec section 4. Each function is named uir_OP_T (uir_div_i32, uir_cast_f32_u8 for
+ * docs/language.md 4.5. Each function is named uir_OP_T (uir_div_i32, uir_cast_f32_u8 for
  * "cast u8 x" of an f32 x) and is the single definition that the interpreter, the LLVM
  * back end and both renderers use. Ops that are a single defined C expression are left to
  * the back ends: unsigned add/sub/mul (with a cast back for u8), integer min/max and

@@ -1,5 +1,5 @@
 /* uir_parallel.h - the thread pool that runs the iterations of `thread` and `global` loops
- * (spec sections 6 and 8.3) for code compiled by the LLVM back end: JIT'd code calls it
+ * (docs/language.md 6.3, 8.1.2) for code compiled by the LLVM back end: JIT'd code calls it
  * through absolute symbols, and an object from `uir compile` that has parallel loops needs
  * runtime/uir_parallel.c linked in (cc ... kernel.o uir_parallel.c -pthread).
  *

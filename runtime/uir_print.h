@@ -1,6 +1,6 @@
 /* uir_print.h - the output of `uir run`: values as text, whole buffers, and --hash.
  *
- * Spec section 9: a buffer prints as one line "NAME: v0 v1 ...". Floats print as C's
+ * docs/language.md 10.1: a buffer prints as one line "NAME: v0 v1 ...". Floats print as C's
  * "%.*g" with the least precision (1..9 for f32, 1..17 for f64) that reads back to the
  * same bits, and as inf, -inf, nan (any NaN) and -0; integers in decimal; bool as 0/1.
  * The hash of --hash is FNV-1a 64 over the little-endian bytes of the buffer, with every

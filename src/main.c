@@ -1,4 +1,4 @@
-/* main.c - the `uir` command: dispatches to a subcommand (spec section 9). */
+/* main.c - the `uir` command: dispatches to a subcommand (docs/commands.md). */
 #include "uir_internal.h"
 #include "cli/cli.h"
 #include "test/runner.h"

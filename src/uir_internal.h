@@ -173,7 +173,7 @@ struct Sym {
 	int slot;     /* frame slot of a let or loop index (interp) */
 	UirType ty;   /* value type of a let (loop index: i32) */
 	int lanes;
-	const char *key; /* loops: identity in normal forms (check/normal.c, fine point 1) */
+	const char *key; /* loops: identity in normal forms (check/normal.c, docs/language.md 7.2.3) */
 };
 
 typedef enum { INIT_ZEROS, INIT_FILL, INIT_IOTA, INIT_RANDOM, INIT_LIST, INIT_FILE } InitKind;
@@ -202,7 +202,7 @@ struct Mem {
 	Stmt *home;              /* allocs: innermost thread/global loop holding every access */
 	bool used;
 	bool stored;             /* the program stores into it (a store or an atomic) */
-	bool read_by_check;      /* the exact analysis used its values (docs/language.md) */
+	bool read_by_check;      /* the exact analysis used its values (docs/language.md 7.6.2) */
 	const void *check_data;  /* the values the checker reads (NULL: its INIT): run --input */
 };
 
@@ -243,7 +243,7 @@ struct Stmt {
 
 /* An access whose top digit is this loop's index (or its div by D) with a bound that is not
  * a literal: on entry to the loop, with bound n >= 1, run checks that the largest offset
- * BASE + COEF * ((n - 1) / D) fits in i32, else E0601 at AT (spec 8.2). */
+ * BASE + COEF * ((n - 1) / D) fits in i32, else E0601 at AT (docs/language.md 4.8.3). */
 typedef struct OverflowCheck {
 	Loc at;
 	const Mem *mem;
@@ -278,7 +278,7 @@ void diag_later(UirProgram *p, Loc at, const char *code, const char *note, const
 	__attribute__((format(printf, 5, 6)));
 int diag_flush(UirProgram *p); /* prints and returns the number deferred */
 /* As diag_flush, ordered by code first (E0501 before E0502 before E0503), each code in
- * source order: the race stage's order (fine point 8). */
+ * source order: the race stage's order (docs/language.md 7.4.5). */
 int diag_flush_by_code(UirProgram *p);
 /* Prints `PATH:LINE:COL: note: MSG` at AT with its source line and caret (the second place
  * of a two-place error, after diag()); counts nothing. */
@@ -352,14 +352,14 @@ bool eval_int_budget(const Expr *e, const EvalEnv *env, int64_t *out, long *budg
  * with no value instruction (load, vec, splat, lane) or a type it does not take. */
 bool ops_apply(Op op, UirType t, UirType to, const Scalar *args, int nargs, Scalar *out);
 
-/* ---- check/kernel_form.c: kernel form (spec 8.4), shared by render-cuda and ptx ---- */
+/* ---- check/kernel_form.c: kernel form (docs/language.md 8.2), for render-cuda and ptx ---- */
 enum { KERNEL_SHARED_MAX = 49152 }; /* bytes of shared memory one kernel may use (48 KiB) */
 /* Whether checked program P is in kernel form; if not, "line N: REASON" in WHY. */
 bool kernel_form(const UirProgram *p, char *why, size_t whylen);
 /* Threads per block of global loop KERNEL: the bound of its first local loop, else 1. */
 int64_t kernel_block_size(const Stmt *kernel);
-/* Whether shared alloc M of KERNEL can be one register per thread (spec 5): every access
- * is a scalar M[t] with t the enclosing phase's thread index, and M holds at least a
+/* Whether shared alloc M of KERNEL can be one register per thread (docs/language.md 5.4.1): every
+ * access is a scalar M[t] with t the enclosing phase's thread index, and M holds at least a
  * block, so none faults. */
 bool kernel_slot_alloc(const Stmt *kernel, const Mem *m);
 /* Whether phase PHASE (a local loop) directly follows another phase or starts KERNEL's

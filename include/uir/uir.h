@@ -17,13 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Element types, in the order of the spec (section 2). */
+/* Element types, in the order of docs/language.md 2.1. */
 typedef enum UirType {
 	UIR_BOOL, UIR_I8, UIR_U8, UIR_I32, UIR_U32, UIR_I64, UIR_U64, UIR_F32, UIR_F64,
 	UIR_NTYPES
 } UirType;
 
-/* Exit codes of every command (spec section 7). */
+/* Exit codes of every command (docs/language.md 9.4). */
 enum {
 	UIR_EXIT_OK = 0,
 	UIR_EXIT_ERROR = 1,       /* the program is wrong: any E code */
@@ -42,7 +42,7 @@ typedef struct UirProgram UirProgram;
 
 /* Options of uir_check(): STRICT, the course's race rules without the extensions (atomics,
  * one-thread branches, guarded sums, a single iteration, the exact analysis); NO_EXACT, the
- * rules with every extension but the exact analysis (docs/language.md, "The race rules"). */
+ * rules with every extension but the exact analysis (docs/language.md 7.7.2). */
 enum { UIR_CHECK_STRICT = 1, UIR_CHECK_NO_EXACT = 2 };
 
 /* Reads, parses and types the program in PATH. Errors (E0001, E01xx, E02xx) go to ERR

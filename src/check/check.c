@@ -1,6 +1,6 @@
-/* check.c - the checker's driver: alloc homes (section 5), certain faults (E0301, section 4),
- * axis placement and bounds (E0401-E0403, sections 6 and 8.1), then the race rules
- * (E0501-E0503, section 8.2, in races.c). Each stage reports all its errors in source
+/* check.c - the checker's driver: alloc homes (docs/language.md 5.2), certain faults (E0301,
+ * 4.8.2), axis placement and bounds (E0401-E0403, section 6), then the race rules
+ * (E0501-E0503, section 7, in races.c). Each stage reports all its errors in source
  * order; a later stage runs only when the earlier ones found nothing.
  */
 #include "../uir_internal.h"
@@ -60,7 +60,7 @@ static void walk_accesses(Stmt *s, AccessFn fn, void *ctx)
 	}
 }
 
-/* ---- homes (section 5) ---- */
+/* ---- homes (docs/language.md 5.2) ---- */
 
 static Stmt *par_loop(Stmt *s)
 {
@@ -113,7 +113,7 @@ static void compute_homes(UirProgram *p)
 	}
 }
 
-/* ---- E0301: accesses that certainly fault (section 4) ---- */
+/* ---- E0301: accesses that certainly fault (docs/language.md 4.8.2) ---- */
 
 typedef struct FaultCtx { UirProgram *p; } FaultCtx;
 
@@ -280,7 +280,7 @@ static void block_sizes(UirProgram *p, Stmt *s, Stmt *kernel, Stmt **first)
 	}
 }
 
-/* ---- loop keys for normal forms (fine point 1) ---- */
+/* ---- loop keys for normal forms (docs/language.md 7.2.3) ---- */
 
 static void loop_keys(UirProgram *p, Stmt *s)
 {
@@ -290,7 +290,8 @@ static void loop_keys(UirProgram *p, Stmt *s)
 			loop_keys(p, s->else_);
 		} else if (s->kind == ST_LOOP) {
 			if (s->axis == AX_LOCAL && s->kernel)
-				/* one index for every phase of the kernel, whatever its name (fine point 1) */
+				/* one index for every phase of the kernel, whatever its name
+				 * (docs/language.md 7.2.3) */
 				s->sym->key = fmt_str(&p->arena, "#t%d:%d", s->kernel->loc.line, s->kernel->loc.col);
 			else if (s->value->kind == EX_LIT)
 				s->sym->key = fmt_str(&p->arena, "%s#%lld", s->sym->name, (long long)s->bound_lit);

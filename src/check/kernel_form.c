@@ -1,9 +1,9 @@
-/* kernel_form.c - kernel form (spec 8.4) and the facts about a kernel that every GPU back
- * end decides the same way: `uir render-cuda` (src/render/render_cuda.c) and `uir ptx`
+/* kernel_form.c - kernel form (docs/language.md 8.2) and the facts about a kernel that every GPU
+ * back end decides the same way: `uir render-cuda` (src/render/render_cuda.c) and `uir ptx`
  * (src/llvm). One definition, so the two paths launch the same grids and blocks, keep the
  * same allocs in registers and put barriers in the same places.
  *
- * Kernel form (ours, spec 8.4): the top level holds only declarations and `global` loops
+ * Kernel form (docs/language.md 8.2): the top level holds only declarations and `global` loops
  * with integer-literal bounds; a kernel uses only buffers, literals, its own loops and
  * lets, and allocs whose home is that global loop; its shared memory is at most 48 KiB. */
 #include "uir_internal.h"

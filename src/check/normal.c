@@ -1,11 +1,11 @@
-/* normal.c - the normal form of an offset (spec 8.2): inline every let, then write the
+/* normal.c - the normal form of an offset (docs/language.md 7.2): inline every let, then write the
  * offset as c0 + sum of ci * termi. Products with literals expand over sums, `sub a b` is
  * a + (-1)b, literal arithmetic folds, like terms merge, zero terms drop; `shl i K`,
  * `shr i K` and `and i (2^K-1)` on a loop index count as mul, div and mod by 2^K.
  *
  * Terms are keyed by a canonical string, so two offsets have the same normal form exactly
  * when their c0 and (key, coefficient) lists are equal. Loop indices are keyed by Sym.key
- * (fine point 1: the thread index of every phase of a kernel is one index).
+ * (docs/language.md 7.2.3: the thread index of every phase of a kernel is one index).
  */
 #include "normal.h"
 #include "uir_ops.h"
@@ -268,7 +268,7 @@ static void norm_rec(NormCtx *c, const Expr *e, Norm *out, int64_t scale, bool o
 		if (e->op == OP_AND && is_const(&a) && !is_const(&b)) {
 			Norm t = a;
 			a = b;
-			b = t; /* and M i counts as and i M (fine point 15) */
+			b = t; /* and M i counts as and i M (docs/language.md 7.2.2) */
 		}
 		if (is_const(&a) && is_const(&b) && a.c0 >= INT32_MIN && a.c0 <= INT32_MAX &&
 		    b.c0 >= INT32_MIN && b.c0 <= INT32_MAX) {

@@ -1,4 +1,4 @@
-/* normal.h - offsets in normal form (spec 8.2): c0 + sum of coefficient * term. */
+/* normal.h - offsets in normal form (docs/language.md 7.2): c0 + sum of coefficient * term. */
 #ifndef UIR_CHECK_NORMAL_H
 #define UIR_CHECK_NORMAL_H
 
@@ -29,7 +29,7 @@ typedef struct Norm {
 
 /* Offsets inline lets to at most this depth of expression nodes, each let's name and each op
  * counting one: a chain of NORM_MAX_DEPTH / 2 lets of one op each (deeper is E0501, never a
- * stack overflow; docs/language.md, "Limits"). */
+ * stack overflow; docs/language.md 7.9.1). */
 #define NORM_MAX_DEPTH 4000
 
 typedef struct NormCtx {

@@ -1,4 +1,5 @@
-/* races.c - the rules that keep threads and blocks apart (spec 8.2; E0501, E0502, E0503).
+/* races.c - the rules that keep threads and blocks apart (docs/language.md section 7; E0501,
+ * E0502, E0503).
  *
  * Three kinds of checked code, each with a parallel index p:
  *   phase check:  one local loop, p its thread index, the block's other indices fixed;
@@ -6,8 +7,8 @@
  *   thread check: a thread loop's body, p the thread index.
  * For each memory that the code stores into (and that is not private to an iteration of p),
  * every access must have a unique-number offset (E0501) whose digits determine p (E0502),
- * and all accesses must share one normal form (E0503). The extensions marked (ours) in the
- * spec - atomics, one-thread branches, guarded sums, a single iteration - are off under
+ * and all accesses must share one normal form (E0503). The extensions of docs/language.md
+ * 7.5 - atomics, one-thread branches, guarded sums, a single iteration - are off under
  * --strict. A race message names the memory and the accesses and, when the program's sizes
  * are small enough to enumerate, a pair of iterations that really collide, or says that
  * none does and the rule is conservative here.
@@ -358,7 +359,7 @@ static const char *one_thread(Code *c, const Expr *cond)
 
 /* ---- the exact analysis: which iterations touch which elements ---- */
 
-/* Exact for the program's sizes (docs/language.md, "The exact analysis"): for every value of
+/* Exact for the program's sizes (docs/language.md 7.6): for every value of
  * the loops around the checked code that the code uses, every iteration of p with all the
  * loops inside it is run in the evaluator (eval.c, the interpreter's own ops) over the
  * accesses to one memory, recording which iteration of p wrote each element; a second
@@ -755,7 +756,7 @@ static const char *acc_desc(Code *c, const Access *a)
 }
 
 /* The top digit D[N-1] has no literal bound (D sorted by coefficient): on entry to its loop
- * run checks that the largest offset fits in i32 (spec 8.2). */
+ * run checks that the largest offset fits in i32 (docs/language.md 7.4.2). */
 static void record_overflow_check(Code *c, const Access *a, const Digit *d, int n)
 {
 	int64_t base = a->norm.c0, v;
@@ -834,9 +835,10 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 		if (d[i].t->kind == TM_MOD && nmod < 16)
 			mods[nmod++] = d[i].t->d;
 	}
-	/* guarded sums (ours): m * (digits of S) may count as one digit of coefficient m and
-	 * largest C - 1. "May": every subset of the guards is tried, and the access passes
-	 * when one of them makes a unique number (the full set's failure is reported). */
+	/* guarded sums (docs/language.md 7.5.3): m * (digits of S) may count as one digit of
+	 * coefficient m and largest C - 1. "May": every subset of the guards is tried, and the
+	 * access passes when one of them makes a unique number (the full set's failure is
+	 * reported). */
 	int ng = c->strict ? 0 : a->nguards;
 	char why[1200], first_why[1200] = "";
 	bool unique = false;
@@ -914,10 +916,10 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 
 static void rules_memory(Code *c, Mem *m);
 
-/* The rules for memory M and, when they reject it, the exact analysis (ours, off under
- * --strict): the code is valid when no two iterations of p touch one element of M with at
- * least one write, for the program's sizes; a collision keeps the rule's error, which then
- * names the pair, and an undecidable question keeps it with the reason. */
+/* The rules for memory M and, when they reject it, the exact analysis (docs/language.md 7.6,
+ * off under --strict): the code is valid when no two iterations of p touch one element of M
+ * with at least one write, for the program's sizes; a collision keeps the rule's error, which
+ * then names the pair, and an undecidable question keeps it with the reason. */
 static void check_memory(Code *c, Mem *m)
 {
 	int before = diag_pending();
@@ -945,7 +947,8 @@ static void rules_memory(Code *c, Mem *m)
 	}
 	if (!first || !any_store)
 		return;
-	/* atomics (ours): the same atomic.OP everywhere is exempt; mixing is E0503 */
+	/* atomics (docs/language.md 7.5.1): the same atomic.OP everywhere is exempt; mixing is
+	 * E0503 */
 	if (any_atomic) {
 		for (int j = mbeg(c, m); j < mend(c, m); j++) {
 			Access *a = &c->acc[c->mlist[j]];
@@ -962,7 +965,7 @@ static void rules_memory(Code *c, Mem *m)
 		if (all_atomic && same_aop && !c->strict)
 			return;
 	}
-	/* one-thread branches (ours) */
+	/* one-thread branches (docs/language.md 7.5.2) */
 	bool one = !c->strict;
 	for (int j = mbeg(c, m); j < mend(c, m) && one; j++) {
 		Access *a = &c->acc[c->mlist[j]];
@@ -1046,7 +1049,7 @@ static void code_close(Code *c)
 
 static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 {
-	/* a single iteration (ours): nothing to keep apart */
+	/* a single iteration (docs/language.md 7.5.4): nothing to keep apart */
 	if (!(flags & UIR_CHECK_STRICT) && root->value->kind == EX_LIT && root->bound_lit == 1)
 		return;
 	Code c;
@@ -1105,6 +1108,6 @@ bool check_races(UirProgram *p, unsigned flags)
 {
 	find_codes(p, p->top, flags);
 	/* the first rule broken anywhere in the program comes first: E0501, E0502, E0503
-	 * (fine point 8; the phase, kernel and thread checks together) */
+	 * (docs/language.md 7.4.5; the phase, kernel and thread checks together) */
 	return diag_flush_by_code(p) == 0;
 }

@@ -1,5 +1,5 @@
-/* ptx.c - the command `uir ptx`: a program in kernel form (spec 8.4) as PTX through LLVM's
- * NVPTX back end (src/llvm/ptx.c, loaded with the rest of the LLVM back end on use).
+/* ptx.c - the command `uir ptx`: a program in kernel form (docs/language.md 8.2) as PTX through
+ * LLVM's NVPTX back end (src/llvm/ptx.c, loaded with the rest of the LLVM back end on use).
  *
  *   uir ptx [--arch sm_90] [-o OUT] [--llvm] [--no-bounds-check] FILE
  *   uir ptx --run [--arch ARCH] [--time] FILE

@@ -1,5 +1,5 @@
-/* render.c - the commands `uir render` (portable C, spec 8.3) and `uir render-cuda` (CUDA
- * C++, spec 8.4):
+/* render.c - the commands `uir render` (portable C, docs/language.md 8.1) and `uir render-cuda`
+ * (CUDA C++, docs/language.md 8.3):
  *
  *   uir render [--main] [-o OUT] FILE
  *   uir render-cuda [--main] [-o OUT] FILE
@@ -69,9 +69,9 @@ static int render_cmd(int argc, char **argv, bool cuda)
 			break;
 		case 'h':
 			printf(render_usage, cmd,
-			       cuda ? "Prints the program as CUDA C++ (spec 8.4); a program not in kernel form\n"
+			       cuda ? "Prints the program as CUDA C++ (docs/language.md 8.3); a program not in kernel form\n"
 				      "exits 2 with one line `invalid: REASON`."
-				    : "Prints the program as portable C11 (spec 8.3): cc -std=c11 -O2 -pthread FILE -lm.");
+				    : "Prints the program as portable C11 (docs/language.md 8.1): cc -std=c11 -O2 -pthread FILE -lm.");
 			return UIR_EXIT_OK;
 		default:
 			return cli_bad_option(cmd, c, argv);

@@ -1,4 +1,4 @@
-/* run.c - the command `uir run` (spec section 9): load, check, set up the buffers, run the
+/* run.c - the command `uir run` (docs/commands.md): load, check, set up the buffers, run the
  * program on an engine, then print every buffer (or write .npy files, or hashes).
  *
  *   uir run [--engine auto|jit|interp] [--input NAME=FILE.npy]... [--dump DIR]
@@ -295,7 +295,7 @@ static int reset_buffers(void *ctx)
 }
 
 /* The exact analysis may have read a buffer's INIT to accept the program
- * (docs/language.md, "The exact analysis"): when --input gives such a buffer other values,
+ * (docs/language.md 7.6.2, 7.6.3): when --input gives such a buffer other values,
  * the race check runs again with them before anything runs. Returns the number of errors
  * (each printed as check prints it, then a note naming the input). */
 static int recheck_inputs(UirProgram *p, const RunArgs *a, void **data)

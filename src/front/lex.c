@@ -1,4 +1,4 @@
-/* lex.c - the lexer: turns .uir text into tokens (spec section 1).
+/* lex.c - the lexer: turns .uir text into tokens (docs/language.md section 1).
  *
  * Line breaks are tokens (they end statements) except inside ( ) and [ ], where they are
  * ignored. Words may carry one dotted suffix (`load.4`, `atomic.add`); literals may carry

@@ -1,9 +1,9 @@
-/* parse.c - recursive-descent parser with names and scopes (spec sections 1, 3, 4).
+/* parse.c - recursive-descent parser with names and scopes (docs/language.md sections 1, 3, 4).
  *
  * Builds the syntax tree of a program; every node carries its line and column. Names are
  * resolved while parsing (E0102 unknown or used before its declaration, E0103 defined twice
  * or shadowing). A syntax error (E0101) stops the parse and is the only diagnostic printed
- * (fine point 2); name errors are reported in source order when the file parses.
+ * (docs/language.md 9.3); name errors are reported in source order when the file parses.
  */
 #include "../uir_internal.h"
 #include <stdlib.h>
@@ -16,7 +16,7 @@
  * One per distinct name, kept in a balanced tree (glibc's tsearch, a red-black tree) for
  * the whole parse: a lookup costs O(log names) whatever the names look like (glibc's
  * hsearch_r hashes only a name's first 8 characters: 40,000 names `variable_N` took it
- * 4.4 s; docs/language.md, "Limits"). */
+ * 4.4 s; docs/language.md 4.3.4). */
 typedef struct Name {
 	const char *s;
 	size_t len;
@@ -62,7 +62,7 @@ static const char *const keywords[] = {
 	"inf", "nan", "true", "false", NULL
 };
 
-/* Reserved words are not names (section 1). */
+/* Reserved words are not names (docs/language.md 1.2.2). */
 static bool is_reserved(const char *s, size_t n)
 {
 	for (int i = 0; keywords[i]; i++)

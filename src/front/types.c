@@ -1,9 +1,9 @@
 /* types.c - types of every expression and literal, and the declarations' sizes and INITs
- * (spec sections 2, 3 and 4; errors E0201, E0202, E0203).
+ * (docs/language.md sections 2, 3 and 4; errors E0201, E0202, E0203).
  *
- * Literal typing: an untyped literal, or an expression made only of untyped literals (fine
- * point 16), takes its type from its context: the op's other operands, the stored memory's
- * element type, i32 for offsets, bounds and lane indices, else i32 / f32.
+ * Literal typing: an untyped literal, or an expression made only of untyped literals
+ * (docs/language.md 2.6.2), takes its type from its context: the op's other operands, the stored
+ * memory's element type, i32 for offsets, bounds and lane indices, else i32 / f32.
  */
 #include "../uir_internal.h"
 #include "../../runtime/uir_npy.h"
@@ -218,9 +218,9 @@ static bool closed(const Expr *e)
 	return true;
 }
 
-/* Untyped: made only of untyped literals (fine point 16). Only the value operands decide
- * it (fine point 18), but a select whose condition loads or names a value is not made of
- * literals at all (docs/language.md, "Literal typing"). */
+/* Untyped: made only of untyped literals (docs/language.md 2.6.2). Only the value
+ * operands decide it (2.6.3), but a select whose condition loads or names a value is not made of
+ * literals at all (2.6.4). */
 static bool untyped(const Expr *e)
 {
 	if (e->kind == EX_LIT)
@@ -250,7 +250,7 @@ static bool untyped(const Expr *e)
 	}
 }
 
-/* A float literal among the value operands of an untyped E (fine point 18): the literals
+/* A float literal among the value operands of an untyped E (docs/language.md 2.6.3): the literals
  * of a select's condition and of a lane index do not count. */
 static bool any_float_lit(const Expr *e)
 {
@@ -519,7 +519,8 @@ static bool type_expr(TyCtx *c, Expr *e, UirType want, int want_lanes)
 		return true;
 	}
 	case EX_OP: {
-		/* the context reaches only an expression of untyped literals (section 2, fine point 16) */
+		/* the context reaches only an expression of untyped literals (docs/language.md
+		 * 2.6.2, 2.6.4) */
 		bool lits = untyped(e);
 		return type_op(c, e, lits ? want : NOTYPE, lits ? want_lanes : 1);
 	}

@@ -1,4 +1,4 @@
-/* buffers.c - allocating a program's buffers and applying their INIT (spec section 3),
+/* buffers.c - allocating a program's buffers and applying their INIT (docs/language.md 3.2),
  * and replacing a buffer's contents from a .npy file (`run --input`).
  *
  * The generator (`random`) and the .npy reader are the single definitions in

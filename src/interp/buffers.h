@@ -1,4 +1,4 @@
-/* buffers.h - a program's buffers in memory: allocation, INIT (spec section 3), .npy input.
+/* buffers.h - a program's buffers in memory: allocation, INIT (docs/language.md 3.2), .npy input.
  *
  * Shared by the back ends that run a program (the interpreter, later the JIT): the data of
  * buffer i (p->bufs[i]) is p->bufs[i]->size elements of uir_type_size(ty) bytes each, in

@@ -1,6 +1,6 @@
 /* eval_mem.c - the interpreter's memory instructions: load, load.K, store, store.K and
  * atomic.OP for every element type, each access checked against the memory's size
- * (spec section 4: an access outside 0 .. SIZE-1 is the fault E0601).
+ * (docs/language.md 4.8.1: an access outside 0 .. SIZE-1 is the fault E0601).
  *
  * Instruction fields: base and size are the memory's data and element count, a the offset
  * register (an i32, sign-extended), b the stored value's register(s), d the loaded value's,

@@ -1,4 +1,4 @@
-/* eval_ops.c - the interpreter's instructions for value ops (spec section 4), one function
+/* eval_ops.c - the interpreter's instructions for value ops (docs/language.md 4.5), one function
  * per (op, type), each in a scalar form (s_OP_T) and a lane-by-lane vector form (v_OP_T).
  *
  * Meanings come from the single definitions in runtime/uir_ops.h and runtime/uir_math.h

@@ -10,7 +10,7 @@
 #include <setjmp.h>
 
 /* On entry to a loop whose bound is not a literal: the largest offset of each access whose
- * top digit is this loop's index must fit in i32 (spec 8.2), else E0601. */
+ * top digit is this loop's index must fit in i32 (docs/language.md 4.8.3), else E0601. */
 static void check_overflow(const LoopInfo *L, int32_t n, Ctx *c)
 {
 	for (int i = 0; i < L->novf; i++) {

@@ -3,7 +3,7 @@
  * The interpreter runs every loop in order; the check records, for every element of every
  * buffer and alloc, which iteration of each parallel loop last wrote and read it, and stops
  * at the first access that two different iterations could not both make if they ran at the
- * same time (spec 6 and 8.2):
+ * same time (docs/language.md sections 6 and 7):
  *
  *   outer level: iterations of a `thread` loop, or blocks of a `global` loop (the whole
  *                kernel, across its phases);

@@ -258,7 +258,7 @@ static char *block_name(L *l, const char *a, const char *b)
 
 /* On entry to the loop S whose bound N is not a literal (the checker lists the offsets
  * whose top digit is S's index): when N >= 1, each largest offset BASE + COEF * ((N-1)/D)
- * must fit in i32, else E0601 (spec 8.2), checked in order as the interpreter does.
+ * must fit in i32, else E0601 (docs/language.md 4.8.3), checked in order as the interpreter does.
  * Returns the bound to use: N (on the GPU, 0 after recording a fault). */
 static LLVMValueRef overflow_checks(L *l, const Stmt *s, LLVMValueRef n)
 {

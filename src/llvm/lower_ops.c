@@ -1,4 +1,4 @@
-/* lower_ops.c - expressions to LLVM IR: every op of spec section 4 with its exact meaning.
+/* lower_ops.c - expressions to LLVM IR: every op of docs/language.md 4.5 with its exact meaning.
  *
  * No fast-math flag is ever set and nothing is contracted: float ops are plain fadd, fsub,
  * fmul, fdiv, frem (C fmod), llvm.fma only for `fma`. Ints wrap (add/sub/mul without

@@ -1,4 +1,4 @@
-/* ptx.c - `uir ptx`: a program in kernel form (spec 8.4) through LLVM's NVPTX back end.
+/* ptx.c - `uir ptx`: a program in kernel form (docs/language.md 8.2) through LLVM's NVPTX back end.
  *
  * Each top-level `global` loop becomes a kernel `uir_kN` for nvptx64-nvidia-cuda (marked
  * by `nvvm.annotations`, with maxntidx its block size), taking the buffers it uses in
@@ -124,9 +124,9 @@ static void barrier(L *l)
 	call_intrinsic(l, "llvm.nvvm.barrier0", NULL, 0, NULL, 0);
 }
 
-/* A `local` loop: this thread's one iteration, with the barriers of render-cuda (spec
- * 8.4): one after it, and one before it unless it directly follows another phase or the
- * kernel's start. */
+/* A `local` loop: this thread's one iteration, with the barriers of render-cuda
+ * (docs/language.md 8.3.4): one after it, and one before it unless it directly follows another
+ * phase or the kernel's start. */
 static void ptx_phase(L *l, const Stmt *s)
 {
 	PtxState *ps = (PtxState *)l->gpu;

@@ -1,7 +1,7 @@
 /* expr.c - .uir expressions as C expressions, the same text in C and in CUDA device code.
  *
- * Each op becomes a plain C operator where that is exactly the spec's meaning with no
- * undefined behaviour (float arithmetic with FP_CONTRACT OFF, unsigned wrapping
+ * Each op becomes a plain C operator where that is exactly the op's meaning (docs/language.md 4.5)
+ * with no undefined behaviour (float arithmetic with FP_CONTRACT OFF, unsigned wrapping
  * arithmetic, compares, bit operations, division by a literal other than 0 and -1, and
  * i32 add/sub/mul/neg/shifts that check/ranges.c proves cannot wrap), and a call of the runtime
  * helper that defines it otherwise (uir_add_i32, uir_div_i32, uir_shl_i32, uir_min_f32,

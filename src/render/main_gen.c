@@ -1,5 +1,5 @@
-/* main_gen.c - the parts of a `--main` that set up buffers exactly as `run` does (spec 3:
- * zeros, fill, iota, random with the generator of runtime/uir_init.h, a list, a .npy file
+/* main_gen.c - the parts of a `--main` that set up buffers exactly as `run` does (docs/language.md
+ * 3.2: zeros, fill, iota, random with the generator of runtime/uir_init.h, a list, a .npy file
  * read by runtime/uir_npy.h) and print them in `run`'s format (runtime/uir_print.h).
  * Shared by render (C) and render-cuda (host code); helpers used here are host helpers.
  */

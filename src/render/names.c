@@ -1,6 +1,6 @@
-/* names.c - the names a rendered program may not use for its own variables (spec 8.4: "A
- * .uir name that is a C, C++ or CUDA keyword or predefined name gets a trailing _ in every
- * rendering"): keywords of C11/C23 and C++17/20, CUDA's built-in variables and qualifiers,
+/* names.c - the names a rendered program may not use for its own variables (docs/language.md
+ * 8.5.1: a .uir name that is a C, C++ or CUDA keyword or a predefined name gets a trailing _
+ * in every rendering): keywords of C11/C23 and C++17/20, CUDA's built-in variables and qualifiers,
  * the standard library names and macros the rendered code or its headers use, and the
  * names the renderers define themselves (kernel, main), the macros of the system headers
  * involved (names_macros.c; and the prefixes SYS_, M_, CU_, CUDA, cudaX, pthread_,

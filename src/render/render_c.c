@@ -1,5 +1,5 @@
 /* render_c.c - `uir render`: the checked program as one portable C11 translation unit
- * (spec 8.3), compiled with `cc -std=c11 -O2 -pthread FILE -lm` and nothing else.
+ * (docs/language.md 8.1), compiled with `cc -std=c11 -O2 -pthread FILE -lm` and nothing else.
  *
  * Layout of the output: the FP_CONTRACT pragma, includes, `#define UIR_FN static inline`,
  * the runtime helpers the program calls (pasted from runtime/uir_*.h), the renderer's support
@@ -7,8 +7,8 @@
  * global loop, `void kernel(T *b0, ...)`, and with --main a main() that sets up the
  * buffers, calls kernel and prints every buffer as `run` does.
  *
- * Memory (spec 5): an alloc with no home lives in kernel, zeroed once (on the heap when
- * large). The body of a thread or global loop is outlined into
+ * Memory (docs/language.md 5.2, 5.4): an alloc with no home lives in kernel, zeroed once (on the
+ * heap when large). The body of a thread or global loop is outlined into
  * `static void uir_thread_p(void *ctx, int32_t lo, int32_t hi)`, which runs iterations
  * lo .. hi-1 and declares the allocs whose home is that loop inside its iteration, zeroed
  * for every iteration (allocs above 64 KiB: on the heap, one copy per chunk, zeroed with

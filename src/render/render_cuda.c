@@ -1,6 +1,6 @@
-/* render_cuda.c - `uir render-cuda` (spec 8.4): a program in kernel form as CUDA C++.
+/* render_cuda.c - `uir render-cuda` (docs/language.md 8.3): a program in kernel form as CUDA C++.
  *
- * Kernel form (ours, spec 8.4): the top level holds only declarations and `global` loops
+ * Kernel form (docs/language.md 8.2): the top level holds only declarations and `global` loops
  * with integer-literal bounds; a kernel uses only buffers, literals, its own loops and
  * lets, and allocs whose home is that global loop; its shared memory is at most 48 KiB.
  * Anything else: exit 2 with `invalid: line N: ...` naming the construct.
@@ -19,12 +19,12 @@
  * arrays zeroed by the threads, then __syncthreads(); each local loop (phase) as a block
  * `{ int32_t t = threadIdx.x; ... }` followed by __syncthreads(), with one more barrier
  * before a phase that does not directly follow another phase or the zeroing barrier (the
- * rule of spec 8.4, phase_follows_barrier in src/check/kernel_form.c, shared with `uir
- * ptx`); block code (lets, plain loops) runs on every thread. A shared alloc accessed only
+ * rule of docs/language.md 8.3.4, phase_follows_barrier in src/check/kernel_form.c, shared with
+ * `uir ptx`); block code (lets, plain loops) runs on every thread. A shared alloc accessed only
  * as acc[t] (t the thread index of the phase, the alloc at least a block long) is one
- * register per thread instead (spec 5). Aligned vector accesses to buffers are float4-style
- * (stmt.c, cuda_vector_type). With --main and -DUIR_TIME, main times kernel() against the
- * reference kernel of `# cuda speed` (write_timing).
+ * register per thread instead (docs/language.md 5.4.1). Aligned vector accesses to buffers are
+ * float4-style (stmt.c, cuda_vector_type). With --main and -DUIR_TIME, main times kernel() against
+ * the reference kernel of `# cuda speed` (write_timing).
  */
 #include "render_int.h"
 #include <stdlib.h>
@@ -202,7 +202,7 @@ static void write_host_kernel(Emitter *E, Str *o)
 	str_put(o, "}\n");
 }
 
-/* With -DUIR_TIME, the main of `# cuda speed` (spec 10) times kernel() against the
+/* With -DUIR_TIME, the main of `# cuda speed` (docs/testing.md) times kernel() against the
  * reference kernel of NAME.ref.cu, whose kernel() `uir test` renames uir_ref_kernel. */
 static void write_timing(Emitter *E, Str *o)
 {

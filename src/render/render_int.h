@@ -1,5 +1,5 @@
-/* render_int.h - the inside of the renderers (src/render/): `uir render` (portable C, spec
- * 8.3) and `uir render-cuda` (CUDA C++, spec 8.4).
+/* render_int.h - the inside of the renderers (src/render/): `uir render` (portable C,
+ * docs/language.md 8.1) and `uir render-cuda` (CUDA C++, docs/language.md 8.3).
  *
  * Both renderers walk the checked program once, in program order, and write C through one
  * shared emitter (emit.c, expr.c, stmt.c): names, literals, expressions and the plain
@@ -56,7 +56,7 @@ typedef struct SymInfo {
 
 typedef struct MemInfo {
 	const char *cname;  /* the C name */
-	bool reg;           /* CUDA: kept in a per-thread register (acc[t], spec 5) */
+	bool reg;           /* CUDA: kept in a per-thread register (acc[t], docs/language.md 5.4.1) */
 	bool used;          /* accessed somewhere */
 	int refs;           /* times mem_cname() gave its name so far (outline(): a captured
 	                     * buffer that the body never names gets `(void)NAME;`) */
@@ -144,7 +144,7 @@ const char *temp_name(Emitter *E, const char *prefix);
  * its number. */
 int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k);
 /* Adds a site for the check on entry to a loop whose bound is not a literal: offsets of
- * O->mem whose top digit is the loop's index would overflow (spec 8.2). */
+ * O->mem whose top digit is the loop's index would overflow (docs/language.md 4.8.3). */
 int add_overflow_site(Emitter *E, const OverflowCheck *o);
 /* Appends `run`'s display of the source line of AT with a caret under its column. */
 void source_lines(Emitter *E, Str *b, Loc at);
@@ -196,7 +196,7 @@ void finish(Emitter *E);
 const char *access_text(Emitter *E, const Mem *m, const Expr *off, int k, int lane, bool checked, Loc loc,
 			const char *what, const Expr *key);
 /* The C name of the plain for-loop bound of S (literal or a hoisted temp), after the
- * checks `run` makes on entry to S (offsets that would overflow, spec 8.2). */
+ * checks `run` makes on entry to S (offsets that would overflow, docs/language.md 4.8.3). */
 const char *loop_bound(Emitter *E, const Stmt *s);
 /* "(void)NAME;" when S has not been referenced in the rendering since its count was
  * BEFORE (the refs of S when it was declared). */

@@ -265,7 +265,7 @@ static void let_stmt(Emitter *E, const Stmt *s)
 	if (v->lanes == 1) {
 		line(E, "const %s %s = %s;", ctype(v->ty), si->cname, expr_str(E, v, -1));
 	} else if (vt) {
-		/* one aligned vector load (spec 8.4: float4-style), then its lanes */
+		/* one aligned vector load (float4-style, docs/render.md "CUDA"), then its lanes */
 		const char *t = temp_name(E, "v");
 		const char *o = hoisted(E, v);
 		line(E, "const %s %s = *(const %s *)&%s[%s];", vt, t, vt, mem_cname(E, v->mem),
@@ -336,7 +336,8 @@ static void vector_store(Emitter *E, const Stmt *s, bool checked)
 		hoist_decl(E, &key, expr_str(E, s->off, -1));
 	const char *vt = checked ? NULL : cuda_vector_type(E, m, s->off, k);
 	if (vt) {
-		/* one aligned vector store (spec 8.4: float4-style), every lane computed first */
+		/* one aligned vector store (float4-style, docs/render.md "CUDA"), every lane
+		 * computed first */
 		const char *o = hoisted(E, &key);
 		const char *dst = fmt_str(E->a, "*(%s *)&%s[%s]", vt, mem_cname(E, m), o ? o : expr_str(E, s->off, -1));
 		const char **lanes = arena_alloc(E->a, (size_t)k * sizeof *lanes);

@@ -104,8 +104,8 @@ static const char at_c[] =
 static const char top_c[] =
 	"\n"
 	"/* On entry to a loop of N iterations (N not a literal): an access whose top digit is the\n"
-	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32 (spec\n"
-	" * 8.2), else the fault at SITE. Returns N. */\n"
+	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32\n"
+	" * (docs/language.md 4.8.3 of uir), else the fault at SITE. Returns N. */\n"
 	"static inline int32_t uir_top(int32_t n, int64_t base, int64_t coef, int64_t d, int site)\n"
 	"{\n"
 	"\tif (n >= 1 && base + coef * (((int64_t)n - 1) / d) > INT32_MAX)\n"
@@ -116,8 +116,9 @@ static const char top_c[] =
 static const char top_cuda[] =
 	"\n"
 	"/* On entry to a loop of N iterations (N not a literal): an access whose top digit is the\n"
-	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32 (spec\n"
-	" * 8.2). Returns N, or records the fault at SITE and returns 0 (the loop does not run). */\n"
+	" * loop's index reaches offset BASE + COEF * ((N - 1) / D), which must fit in i32\n"
+	" * (docs/language.md 4.8.3 of uir). Returns N, or records the fault at SITE and returns 0\n"
+	" * (the loop does not run). */\n"
 	"static __device__ inline int32_t uir_top(int32_t n, int64_t base, int64_t coef, int64_t d, int site)\n"
 	"{\n"
 	"\tif (n >= 1 && base + coef * (((int64_t)n - 1) / d) > INT32_MAX) {\n"

@@ -1,6 +1,6 @@
 /* collect.c - finding the tests named on the command line: `.uir` files, and folders
- * searched recursively for them (spec section 10). Everything else in a folder (`*.ref.cu`,
- * `.npy` inputs, notes) is skipped, and so are names that start with a dot.
+ * searched recursively for them (docs/testing.md, "Which files are tests"). Everything else in a
+ * folder (`*.ref.cu`, `.npy` inputs, notes) is skipped, and so are names that start with a dot.
  */
 #include "test_int.h"
 #include "../util/files.h"

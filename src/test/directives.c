@@ -1,4 +1,4 @@
-/* directives.c - reading a test file's directives (spec section 10).
+/* directives.c - reading a test file's directives (docs/testing.md, "Directives").
  *
  * The directives are the file's leading lines that start with `#`, up to the first line that
  * does not, which match one of these forms exactly (trailing blanks and a CR are ignored):

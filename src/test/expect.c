@@ -1,4 +1,4 @@
-/* expect.c - typed values and the `# expect` comparison (spec section 10).
+/* expect.c - typed values and the `# expect` comparison (docs/testing.md, "`# expect` values").
  *
  * `# expect NAME: v0 v1 ...` passes when `run` printed exactly SIZE values for buffer NAME
  * and each equals the expected one bit for bit in the buffer's element type (any NaN matches
@@ -70,7 +70,7 @@ static int parse_int(const char *s, UirType t, UtValue *v)
 			v->bits = (~mag + 1) & mask; /* two's complement of the magnitude */
 		}
 	} else {
-		/* a hex literal is a bit pattern of the type's width (spec section 2) */
+		/* a hex literal is a bit pattern of the type's width (docs/language.md 2.6.7) */
 		if (mag > (hex || !is_signed ? mask : smax))
 			return -1;
 		v->bits = mag;

@@ -475,8 +475,8 @@ static bool push_docker(UtConfig *cfg, UtTest *t, Argv *a, const char *dir)
 	return true;
 }
 
-/* nvcc and its flags (spec 8.4): NVCC_ARCH, else the device's arch on a GPU, else sm_90.
- * In Docker, the image's nvcc. */
+/* nvcc and its flags (docs/language.md 8.3.6): NVCC_ARCH, else the device's arch on a GPU, else
+ * sm_90. In Docker, the image's nvcc. */
 static void push_nvcc(Argv *a, bool gpu, bool docker)
 {
 	const char *nvcc = find_nvcc();
@@ -488,7 +488,7 @@ static void push_nvcc(Argv *a, bool gpu, bool docker)
 	push(a, ut_strdup("-prec-sqrt=true"));
 }
 
-/* The emulator's compiler and flags (spec 8.4), force-including the header in DIR. */
+/* The emulator's compiler and flags (docs/language.md 8.3.6), force-including the header in DIR. */
 static void push_cxx_emu(Argv *a, const char *dir)
 {
 	push_words(a, "CXX", "c++");
@@ -546,7 +546,7 @@ static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *
 		return NULL;
 	}
 	switch (step) {
-	case UT_STEP_CXX_EMU: /* spec 8.4, the emulator */
+	case UT_STEP_CXX_EMU: /* docs/language.md 8.3.6, the emulator */
 		push_cxx_emu(&a, dir);
 		push(&a, ut_strdup("-o"));
 		push(&a, ut_format("%s/%s", dir, out));
@@ -626,7 +626,7 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 		push(&a, ut_strdup(step == UT_STEP_RENDER ? "render" : "render-cuda"));
 		push(&a, ut_strdup("--main"));
 		break;
-	case UT_STEP_CC: /* spec 8.3 */
+	case UT_STEP_CC: /* docs/language.md 8.1.1 */
 		push_words(&a, "CC", "cc");
 		push(&a, ut_strdup("-std=c11"));
 		push(&a, ut_strdup("-O2"));

@@ -1,4 +1,4 @@
-/* runner.c - `uir test`: options, scheduling and reporting (spec section 10).
+/* runner.c - `uir test`: options, scheduling and reporting (docs/testing.md).
  *
  * The runner collects the tests, keeps its shard of them, and runs up to -j tests at once.
  * Each test is a sequence of steps (modes.c), each one child process (proc.c); the children
@@ -98,7 +98,7 @@ static void restore_signals(void)
 static void usage(FILE *f)
 {
 	fputs("usage: uir test [OPTIONS] PATH...\n"
-	      "Runs the .uir tests in the given files and folders (spec section 10).\n"
+	      "Runs the .uir tests in the given files and folders (docs/testing.md).\n"
 	      "\n"
 	      "  -j, --jobs N        run N tests at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
 	      "                      number of cores)\n"

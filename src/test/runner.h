@@ -1,4 +1,4 @@
-/* runner.h - the entry point of `uir test`, the test runner (spec section 10).
+/* runner.h - the entry point of `uir test`, the test runner (docs/testing.md).
  *
  * src/main.c calls uir_test_main() for the command `uir test`. Everything else of the runner
  * is private to src/test/ (see test_int.h).

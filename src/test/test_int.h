@@ -27,7 +27,7 @@
 #define UT_MAX_JOBS 4096
 #define UT_MAX_JOBS_TEXT "4096"
 
-/* Exit statuses of `uir test` (spec section 7). */
+/* Exit statuses of `uir test` (docs/testing.md, "Exit status"). */
 enum { UT_EXIT_OK = 0, UT_EXIT_FAILED = 1, UT_EXIT_USAGE = 64, UT_EXIT_INTERNAL = 70 };
 
 /* ---- util.c: memory, growable byte buffers, strings ---- */
@@ -72,7 +72,7 @@ int ut_sort_unique(char **list, int n);
 
 /* ---- directives.c: a test file's directives ---- */
 
-/* Mode and modifier bits of a test (spec section 10). */
+/* Mode and modifier bits of a test (docs/testing.md, "Directives"). */
 enum {
 	UT_MODE_RUN = 1 << 0,          /* `# run`, an `# expect`, or no mode at all */
 	UT_MODE_ERROR = 1 << 1,        /* `# error EXXXX`, a compile-time code */

@@ -203,7 +203,7 @@ static int by_loc(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* By code, then by location: the race stage's order (fine point 8, docs/errors.md). */
+/* By code, then by location: the race stage's order (docs/language.md 7.4.5, docs/errors.md). */
 static int by_code_loc(const void *a, const void *b)
 {
 	int c = strcmp(((const Deferred *)a)->code, ((const Deferred *)b)->code);

@@ -43,7 +43,7 @@ expect 1 'error\[E0601\]' "$uir" run --repeat 5 "$tmp/fault.uir"
 if [ "$(grep -c E0601 "$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]; then ok; else bad "--repeat 5 of a fault: $(cat "$tmp/err")"; fi
 # --racecheck --time says how long the checked run took
 expect 0 'time (interp, racecheck):.*execution [0-9.]* ms' "$uir" run --racecheck --time "$tmp/acc.uir"
-# ---- issue 15, item 11 ----
+# ---- test names that look like options ----
 # a test whose name starts with '-' is a file, not options, for the runner's children
 mkdir "$tmp/dash"
 printf '# expect x: 0 1\nbuffer x i32 2 = iota\n' > "$tmp/dash/-rf.uir"

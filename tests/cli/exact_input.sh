@@ -1,6 +1,6 @@
 #!/bin/sh
-# exact_input.sh - the exact analysis reads a never-stored buffer's INIT (docs/language.md,
-# "The exact analysis"); `run --input` of that buffer checks again with the new values.
+# exact_input.sh - the exact analysis reads a never-stored buffer's INIT (docs/language.md
+# 7.6.2, 7.6.3); `run --input` of that buffer checks again with the new values.
 # Usage: exact_input.sh UIR SRCROOT. Prints "N passed, N failed"; exits 1 on a failure.
 uir=$1
 prog=$2/tests/programs/verify/ok_param_value_apart.uir

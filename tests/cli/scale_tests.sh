@@ -10,7 +10,7 @@
 uir=$1
 . "$(dirname "$0")/expect.sh"
 
-# ---- names: 100,000 chained lets, 100,000 and 10,000 buffers (issue 15, item 5) ----
+# ---- names: 100,000 chained lets, 100,000 and 10,000 buffers ----
 awk 'BEGIN { print "buffer out i32 1"; print "let v0 = 1"
 	for (i = 1; i < 100000; i++) printf "let v%d = add v%d 1\n", i, i - 1
 	print "store out 0 v99999" }' > "$tmp/lets.uir"
@@ -46,7 +46,7 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "buffer b%d i32 16\n", i
 expect 1 'error\[E0503\]' "$uir" check --strict "$tmp/thread_bufs.uir"
 expect 0 '' "$uir" check "$tmp/thread_bufs.uir"
 
-# ---- uir test on a huge output: the runner's memory stays bounded (issue 15, item 6) ----
+# ---- uir test on a huge output: the runner's memory stays bounded ----
 # 40,000,000 u8 values (143 MB printed) with an `# expect` of the buffer after them. The
 # largest resident size of the runner and its children (getrusage; the child `uir run`
 # holds the 40 MB buffer) must stay under 100 MiB: the runner that kept run's output
@@ -70,7 +70,7 @@ EOF
 	else bad "the # expect after a huge output: $(head -c 600 "$tmp/out")"; fi
 fi
 
-# ---- a .npy header claiming 2^31-1 elements in a 144-byte file (issue 15, item 7) ----
+# ---- a .npy header claiming 2^31-1 elements in a 144-byte file ----
 # Under a 4 GB address-space limit, check, render and run said "out of memory" (exit 70):
 # typing read the data into a buffer of the claimed size. Now the claim is compared with
 # the file's size first: E0203 "truncated data", exit 1, for the INIT and for run --input.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # nvcc_all.sh - every `# cuda` test's render-cuda output must build with nvcc for sm_90
-# (issue 5; spec 8.4): nvcc -arch=sm_90 -fmad=false -prec-div=true -prec-sqrt=true
+# (docs/language.md 8.3.6): nvcc -arch=sm_90 -fmad=false -prec-div=true -prec-sqrt=true
 # -Werror all-warnings.
 #
 # Usage: nvcc_all.sh UIR SRCROOT [EXAMPLES_DIR]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# race_barrier.sh - a missing barrier is a real race in the CUDA emulator (issue 5; spec 10).
+# race_barrier.sh - a missing barrier is a real race in the CUDA emulator (docs/language.md 8.3.6).
 #
 # Usage: race_barrier.sh UIR SRCROOT [PROGRAM]
 #

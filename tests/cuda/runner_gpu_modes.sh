@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # runner_gpu_modes.sh - the GPU paths of `uir test` for `# cuda` and `# cuda speed`, without a
-# GPU (issue 5; spec 10).
+# GPU (docs/testing.md, "Where `# cuda` runs").
 #
 # Usage: runner_gpu_modes.sh UIR SRCROOT
 #
-# A stand-in nvcc (a script that checks the flags of spec 8.4 and builds with the CUDA
+# A stand-in nvcc (a script that checks the flags of docs/language.md 8.3.6 and builds with the CUDA
 # emulator instead) and a stand-in docker (a script that checks `docker run --rm --gpus all
 # ... IMAGE` and runs the rest of its command line here) let the runner's GPU and
 # --cuda-docker paths run on this machine:
@@ -27,7 +27,7 @@ UIR=$(cd "$(dirname "$UIR")" && pwd)/$(basename "$UIR")
 . "$(dirname "$0")/setup.sh" runner_gpu_modes
 mkdir -p "$WORK/bin" "$WORK/t"
 
-# The stand-in nvcc: the flags of spec 8.4 must be there; builds with the emulator.
+# The stand-in nvcc: the flags of docs/language.md 8.3.6 must be there; builds with the emulator.
 cat >"$WORK/bin/nvcc" <<'NVCC'
 #!/usr/bin/env bash
 echo "nvcc $*" >>"$FAKE_LOG"

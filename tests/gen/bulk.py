@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bulk.py - bulk differential runs of generated programs (issue 7) through uir-bulkdiff.
+"""bulk.py - bulk differential runs of generated programs through uir-bulkdiff.
 
     bulk.py --bulkdiff PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]
             [--keep DIR] [--threads N] [--jit-threads N] [--mutants K] [--casts all|none]

@@ -1,5 +1,5 @@
 /* bulkdiff.c - uir-bulkdiff: a bulk, in-process differential check of the native engines
- * (issue 7). For every .uir file it loads and checks the program once, runs it in the
+ * (tests/gen/README.md, "Bulk runs"). For every .uir file it loads and checks the program once, runs it in the
  * reference interpreter with 1 thread, again in the interpreter with --threads N, and in
  * the LLVM JIT with --jit-threads N (the buffers given their INIT again before each run),
  * and compares every buffer byte for byte (a NaN equals any NaN; otherwise exact bits, so

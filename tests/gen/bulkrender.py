@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """bulkrender.py - bulk differential runs of generated programs through the code generators
-(issue 7): `render` (C) compiled by cc, `render-cuda` in the CUDA emulator, and `ptx` under
+(tests/gen/README.md): `render` (C) compiled by cc, `render-cuda` in the CUDA emulator, and `ptx` under
 ptxas, each against the reference interpreter.
 
     bulkrender.py --uir PATH --seeds A..B [--jobs N] [--batch K] [--time S] [--log FILE]

@@ -175,7 +175,7 @@ INT_SIGNED = {'i8': (1, True), 'u8': (1, False), 'i32': (4, True), 'u32': (4, Fa
 
 
 def value_bytes(ty, text):
-    """The little-endian bytes of one printed value (NaNs canonical, spec 2)."""
+    """The little-endian bytes of one printed value (NaNs canonical, docs/language.md 2.4.2)."""
     if ty == 'bool':
         return bytes([int(text)])
     if ty in INT_SIGNED:
@@ -225,7 +225,8 @@ def all_names(prog):
 def serialize(prog, seed, permute=True):
     """A copy of prog with every thread/global/local loop made plain, its iterations in a
     permuted order (permute) or in order, and every alloc zeroed where an iteration of its
-    home starts (spec 5); unroll loops become plain. Same result for a race-free program."""
+    home starts (docs/language.md 5.2.2); unroll loops become plain. Same result for a race-free
+    program."""
     p = copy.deepcopy(prog)
     rng = random.Random(seed)
     homes = A.alloc_homes(p)

@@ -7,7 +7,7 @@
 For every seed, racegen.py's program is given to `uir check` (static) and to
 `uir run --racecheck --engine interp` (dynamic: E0504 names a real pair when two iterations
 race in this run), and racegen's own oracle (an independent sequential model with race
-records, written from the spec) gives a third verdict. Each program is classified:
+records, written from docs/language.md) gives a third verdict. Each program is classified:
 
   good        accepted and no race; rejected and a race found
   imprecise   rejected and no race in this run (counted apart when the exact analysis said it

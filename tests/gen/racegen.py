@@ -16,12 +16,12 @@ one too large). A mutation is only an intention: whether a program really races 
 by the oracle below.
 
 Every program is valid apart from races (no E01-E04): all values are i32, names are unique,
-the axes are placed as spec 8.1 allows, and memory sizes are computed after the fact from
-the oracle's run (each memory gets its largest accessed offset + 1, plus a little slack), so
+the axes are placed as docs/language.md 6.4 allows, and memory sizes are computed after the fact
+from the oracle's run (each memory gets its largest accessed offset + 1, plus a little slack), so
 that no program faults unless an offset goes negative (a few mutants do; counted apart).
 
-**The oracle** (`oracle(prog)`) is an independent model written from the spec (sections 2,
-4, 5, 8.2), not from uir's code: it runs the program sequentially in Python (i32 wrapping,
+**The oracle** (`oracle(prog)`) is an independent model written from docs/language.md (sections 2,
+4, 5, 7), not from uir's code: it runs the program sequentially in Python (i32 wrapping,
 C division, arithmetic shifts, every operand evaluated) and records, for every element, which
 iteration of each enclosing parallel loop read, wrote or atomically updated it: iterations of
 one run of a `thread` loop, threads of one phase of one block, blocks of one run of a kernel
@@ -148,7 +148,7 @@ def splitmix64(x):
     return x ^ (x >> 31)
 
 
-assert splitmix64(3 * 2**32 + 0) == 0x4fad8879896d31fb  # the spec's check value
+assert splitmix64(3 * 2**32 + 0) == 0x4fad8879896d31fb  # the check value of docs/language.md 3.3.7
 
 
 def wrap(x):
@@ -323,8 +323,8 @@ def ce(e):
 
 def homes(prog, roots=None):
     """alloc name -> id of its home loop (innermost thread/global loop holding every access), or None.
-    Directly nested global loops are one kernel (spec 12): they count as their outermost loop,
-    whose id roots[id(inner loop)] gives."""
+    Directly nested global loops (which uir rejects, E0401: docs/language.md 6.5) are modelled
+    as one kernel: they count as their outermost loop, whose id roots[id(inner loop)] gives."""
     paths = {}
     if roots is None:
         roots = {}
@@ -1647,7 +1647,7 @@ def sh_ragged(P):
 
 
 def sh_grid2d(P):
-    """2-D grids and blocks, flattened as programs without spec 12 write them: the block index
+    """2-D grids and blocks, flattened as docs/language.md 6.5 says to write them: the block index
     g gives gy = g / GX, gx = g mod GX, the thread index t gives ty = t / BX, tx = t mod BX."""
     rng = P.rng
     variant = rng.choice(['tile', 'transpose', 'one_per_block'])

@@ -2,7 +2,7 @@
 
 Shared by the program generator (uirgen.py), the mutator (uirmut.py) and the differential
 runner (difftest.py), which shrinks failing programs on this tree. The parser reads any
-program that `uir check` accepts syntactically (spec sections 1 and 4); declarations are
+program that `uir check` accepts syntactically (docs/language.md sections 1 and 4); declarations are
 kept as their text, with name, type and size picked out. Python 3 standard library only.
 """
 
@@ -422,8 +422,8 @@ def parse(text):
 
 
 def alloc_homes(prog):
-    """The home of every alloc (spec 5): name -> the innermost `thread` or `global` loop Stmt
-    that contains every access of it, or None (no home, or never accessed)."""
+    """The home of every alloc (docs/language.md 5.2.1): name -> the innermost `thread` or `global`
+    loop Stmt that contains every access of it, or None (no home, or never accessed)."""
     allocs = {s.name for s in prog.stmts if s.kind == 'decl' and s.is_alloc}
     stacks = {}
 

@@ -9,8 +9,8 @@ memory access with the race-rule role it was given in each checked code, the che
 kernels and phases, the typed op nodes), which the mutator (uirmut.py) uses to break exactly
 one rule. Python 3 standard library only; the same seed always gives the same program.
 
-How validity is kept (spec section 8.2). Every parallel loop opens a *check* (thread check,
-kernel check, phase check). Within one check each memory gets a *role* at its first access:
+How validity is kept (docs/language.md section 7). Every parallel loop opens a *check* (thread
+check, kernel check, phase check). Within one check each memory gets a *role* at its first access:
   ro       only loads, at any in-bounds offset;
   fixed    loads and stores at one offset *form*, a unique number whose digits determine the
            check's parallel index (built once, rendered in varied but equal normal forms);
@@ -80,7 +80,7 @@ F64_EDGES = ['0.0', '-0.0', '1.0', '-1.0', '0.1', '0.5', '2.5', '-3.5',
              '0.30000000000000004', 'inf', '-inf', 'nan']
 
 # Names that are keywords or predefined in C, C++ or CUDA but not reserved in .uir: a
-# renderer must rename them (spec 8.4).
+# renderer must rename them (docs/language.md 8.5.1).
 RESERVED = set('''buffer alloc let store loop if else atomic thread global local unroll bool
 i8 u8 i32 u32 i64 u64 f32 f64 add sub mul div mod neg abs min max fma lt le gt ge eq ne and or
 xor not shl shr select sqrt recip exp2 log2 sin cos floor ceil trunc cast bitcast load vec
@@ -111,7 +111,8 @@ def lit_int(rng, ty, v, typed, hexok=True):
     if hexok and ty in RANGE and rng.random() < 0.15:
         bits = 8 * BYTES[ty]
         pat = v & ((1 << bits) - 1)
-        # a pattern with the top bit set in a signed type reads as negative: fine (spec 2)
+        # a pattern with the top bit set in a signed type reads as negative: fine (docs/language.md
+        # 2.6.7)
         txt = '0x%X' % pat if rng.random() < 0.5 else '0x%x' % pat
         if v < 0 and rng.random() < 0.3 and -v <= hi:
             txt = '-0x%X' % -v
@@ -165,7 +166,7 @@ class Loop:
 
 
 class Check:
-    """A checked code (spec 8.2) with parallel index loop p."""
+    """A checked code (docs/language.md 7.1) with parallel index loop p."""
 
     def __init__(self, cid, kind, p):
         self.cid = cid
@@ -423,7 +424,7 @@ class Gen:
             else:
                 v = rng.randint(lo, hi)
             return lit_int(rng, ty, v, typed)
-        # floats; an untyped integer literal may become a float (spec 2)
+        # floats; an untyped integer literal may become a float (docs/language.md 2.6.5)
         if not typed and not list_ctx and rng.random() < 0.15:
             v = rng.choice([0, 1, -1, 3, 16777217, 2 ** 53 + 1, -2 ** 31, 2 ** 63 - 1, 255])
             return str(v)
@@ -1660,7 +1661,7 @@ class Gen:
 
 def generate(seed, mode=None, strict=None, casts=None):
     """A valid program from seed: (Program, Info). mode 'kernel' (kernel form) or 'general';
-    strict: no extension of the race rules (spec 8.2 'Strict mode'); casts: cast runs and
+    strict: no extension of the race rules (docs/language.md 7.7.1); casts: cast runs and
     cast chains (gen_castrun). None picks from seed."""
     g = Gen(seed, mode, strict, casts)
     prog = g.program()

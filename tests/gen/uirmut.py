@@ -182,9 +182,10 @@ def accesses_with_form(info, form):
 def eq_guards(prog, holder, name):
     """The `if` statements around HOLDER (an access's statement, found by its nid) whose
     condition is `eq` with NAME (a parallel index) as an operand and which hold it in their
-    then-part. `check` takes each as a one-thread branch (spec 8.2), also when the generator
-    wrote it as a random condition (`if (eq (shr ...) t)`), so a mutation under one may break
-    no rule: seeds 21769 (drop_digit) and 23084 (one_ne) expected E0502 of race-free mutants."""
+    then-part. `check` takes each as a one-thread branch (docs/language.md 7.5.2), also when the
+    generator wrote it as a random condition (`if (eq (shr ...) t)`), so a mutation under one may
+    break no rule: seeds 21769 (drop_digit) and 23084 (one_ne) expected E0502 of race-free
+    mutants."""
     if name is None or not isinstance(holder, A.Stmt):
         return []
 

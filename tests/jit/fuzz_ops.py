@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fuzz_ops.py - differential test of the LLVM JIT against the reference interpreter.
 
-Generates random well-typed .uir programs: every op of spec section 4 on every type it
+Generates random well-typed .uir programs: every op of docs/language.md 4.5 on every type it
 takes, scalar and vector, over inputs full of edge values (NaN, +-inf, -0, subnormals,
 MIN, MAX, -1, 0), with offsets sometimes out of bounds and divisors sometimes 0 or -1. Each
 program is run with `uir run --hash` under both engines (and JIT thread counts 1 and 2);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cuda_all.sh - `uir render-cuda` over the `# cuda` test programs (issue 5, spec 8.4, 10).
+# cuda_all.sh - `uir render-cuda` over the `# cuda` test programs (docs/language.md 8.3; docs/testing.md).
 #
 # Usage: cuda_all.sh UIR SRCROOT [EXAMPLES_DIR]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# launch_bounds.sh - render-cuda's __launch_bounds__ (issue 15, item 9; docs/render.md).
+# launch_bounds.sh - render-cuda's __launch_bounds__ (docs/render.md, "CUDA").
 #
 # Usage: launch_bounds.sh UIR SRCROOT text|nvcc
 #

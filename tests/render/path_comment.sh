@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # path_comment.sh - a program path that holds `*/`, `/*`, a newline, a backslash, a tab, a
 # quote, `??` and a non-ASCII byte still renders to C and CUDA that compile and print what
-# `uir run` prints (issue 15, item 10): the first line of either output is a comment that
+# `uir run` prints: the first line of either output is a comment that
 # names the path (docs/render.md), and a fault's message, a string literal, names it too.
 #
 # Usage: path_comment.sh UIR SRCROOT

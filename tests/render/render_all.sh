@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# render_all.sh - `uir render --main` over every valid test program (issue 4, spec 8.3).
+# render_all.sh - `uir render --main` over every valid test program (docs/language.md 8.1).
 #
 # Usage: render_all.sh UIR SRCROOT [EXAMPLES_DIR]
 #

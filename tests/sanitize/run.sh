@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh - builds uir with AddressSanitizer + UndefinedBehaviorSanitizer and runs the test
-# suite under it (issue 7, item 4; docs/testing.md, "Sanitizers").
+# suite under it (docs/testing.md, "Sanitizers").
 #
 #   tests/sanitize/run.sh [--ci] [--build DIR] [TEST...]
 #

@@ -388,7 +388,7 @@ static void test_print(void)
 	check_f32(FLT_MAX, "3.4028235e+38", __LINE__);
 	check_f32(-0.3775167465209961f, "-0.37751675", __LINE__);
 	check_f32(1.0f / 3, "0.33333334", __LINE__);
-	check_f32(100.0f, "1e+02", __LINE__); /* %.1g: the spec's rule, literally */
+	check_f32(100.0f, "1e+02", __LINE__); /* %.1g: the rule of docs/language.md 10.1, literally */
 	check_f32(120.0f, "1.2e+02", __LINE__);
 	check_f32(123.0f, "123", __LINE__);
 	check_f32(0.0001f, "0.0001", __LINE__);
@@ -628,7 +628,7 @@ static void test_npy(void)
 	check_npy_error(tmp_path("does-not-exist.npy"), "<f4", 1, "cannot open: No such file or directory",
 			__LINE__);
 	/* a header that claims more data than the file holds: "truncated data" from the file's
-	 * size, before any data is read (the 144-byte file claiming 2^31-1 elements, issue 15);
+	 * size, before any data is read (the 144-byte file claiming 2^31-1 elements of tests/cli/scale_tests.sh);
 	 * uir_npy_check says the same from the header alone, and accepts a file that fits */
 	write_npy("t18.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2147483647,), }\n",
 		  "\0\0\0\0\0\0\0\0", 8);

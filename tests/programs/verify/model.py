@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """An independent model of `uir run` for the subset of .uir the verify suite uses.
 
-Written from the language spec (shared/spec/uir.md, sections 1-5), not from uir's code or
-output: i32 and bool values only, every loop run sequentially (axes ignored, as the spec says
-a program means its plain loops), allocs zeroed at each iteration of their home. It prints
-one `# expect NAME: ...` line per buffer named on the command line (default: every buffer).
+Written from the definition of the language (docs/language.md, sections 1-5), not from uir's
+code or output: i32 and bool values only, every loop run sequentially (axes ignored: a program
+means its plain loops, docs/language.md 4.4.2), allocs zeroed at each iteration of their home. It
+prints one `# expect NAME: ...` line per buffer named on the command line (default: every buffer).
 
     model.py FILE.uir [NAME ...]
 """
@@ -26,7 +26,7 @@ def splitmix64(x):
     return x ^ (x >> 31)
 
 
-assert splitmix64(3 * 2**32 + 0) == 0x4fad8879896d31fb  # the spec's check value
+assert splitmix64(3 * 2**32 + 0) == 0x4fad8879896d31fb  # the check value of docs/language.md 3.3.7
 
 
 def tokenize(text):
