@@ -6,7 +6,7 @@
 #   RUNS  runs per program, the best kept (default 3)
 #   OUT   also write the table there (default: standard output only)
 #
-# For every .uir under tests/programs (and /work/shared/spec/examples when present) with a
+# For every .uir under tests/programs with a
 # `# cuda` directive: render-cuda --main, build with the emulator (c++ -std=c++17 -O2
 # -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h), run RUNS times and keep the
 # best wall time of the whole process (thread start-up included) and its CPU time (user +
@@ -31,7 +31,7 @@ table="$WORK/table.md"
 	echo "| program | launches (grid x block) | barriers in the kernels | build s | best run s (wall) | its CPU s | same as run |"
 	echo "|---|---|---|---|---|---|---|"
 } >"$table"
-{ find "$here/tests/programs" -name '*.uir'; [ -d /work/shared/spec/examples ] && find /work/shared/spec/examples -maxdepth 1 -name '*.uir'; } |
+{ find "$here/tests/programs" -name '*.uir'; } |
 	sort | while IFS= read -r f; do
 		sed -n '/^[^#]/q;p' "$f" | grep -qx '# cuda' || continue
 		name=${f#"$here/"}

@@ -56,7 +56,6 @@ UIR="$BUILD/src/uir"
 
 step "3. every # cuda test on the GPU"
 mapfile -t cuda_tests < <(grep -rlx '# cuda' "$here/tests/programs" | sort)
-[ -d /work/shared/spec/examples ] && mapfile -t -O ${#cuda_tests[@]} cuda_tests < <(grep -lx '# cuda' /work/shared/spec/examples/*.uir)
 UIR_TEST_CUDA=gpu "$UIR" test --engine interp -j "$JOBS" --timeout "$TIMEOUT" --junit "$LOG/cuda.xml" \
 	"${cuda_tests[@]}" >"$LOG/cuda.txt" 2>&1 || status=1
 cuda_summary=$(tail -n 1 "$LOG/cuda.txt")

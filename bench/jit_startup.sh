@@ -4,13 +4,12 @@
 # small example: wall-clock ms (median of RUNS runs) and, with perf installed, the CPU ms
 # (task-clock, mean of RUNS runs; on a busy machine the wall clock mostly measures waiting).
 #
-#   bench/jit_startup.sh [UIR [RUNS [FILE]]]   (FILE default: the examples' vector_add.uir, outside the repository)
+#   bench/jit_startup.sh [UIR [RUNS [FILE]]]   (FILE default: tests/programs/spec/vector_add.uir)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 uir=${1:-build/src/uir}
 runs=${2:-21}
-file=${3:-$here/../../shared/spec/examples/vector_add.uir}
-[ -f "$file" ] || file=$here/../tests/programs/spec/vector_add.uir
+file=${3:-$here/../tests/programs/spec/vector_add.uir}
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 measure() {
 	label=$1

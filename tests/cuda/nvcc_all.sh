@@ -5,8 +5,8 @@
 #
 # Usage: nvcc_all.sh UIR SRCROOT [EXAMPLES_DIR]
 #
-# Takes every .uir under SRCROOT/tests/programs (and EXAMPLES_DIR, default
-# /work/shared/spec/examples, when it exists) whose directives hold `# cuda` or
+# Takes every .uir under SRCROOT/tests/programs (and EXAMPLES_DIR, an extra folder,
+# when given) whose directives hold `# cuda` or
 # `# cuda speed` (not `# cuda: invalid`), renders it with `render-cuda --main`, and
 # compiles the renderings with nvcc (-c: a GPU is not needed). nvcc is slow (seconds a
 # file, mostly fixed cost), so the files are compiled in groups: one translation unit per
@@ -22,7 +22,7 @@ set -u
 
 UIR=${1:?usage: nvcc_all.sh UIR SRCROOT [EXAMPLES_DIR]}
 SRCROOT=${2:?usage: nvcc_all.sh UIR SRCROOT [EXAMPLES_DIR]}
-EXAMPLES=${3:-/work/shared/spec/examples}
+EXAMPLES=${3:-}
 GROUP=${GROUP:-32}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
@@ -38,7 +38,7 @@ start=$(date +%s)
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(
-	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
+	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -n "$EXAMPLES" ] && [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
 		sort | while IFS= read -r f; do
 			d=$(sed -n '/^[^#]/q;p' "$f")
 			grep -Eq '^# cuda(| speed: .*)$' <<<"$d" && echo "$f"

@@ -5,7 +5,7 @@
 #   tests/racecheck/racecheck_all.sh [UIR [DIR...]]
 #
 # UIR is the uir binary (default build/src/uir); DIRs are searched for .uir files (default
-# tests/programs and ../shared/spec/examples when it exists). For every program:
+# tests/programs). For every program:
 #
 #   * `check` accepts it (with the default rules): `run --racecheck` must report no race
 #     (no E0504), and its exit status and standard output must equal those of
@@ -32,11 +32,10 @@ if [ ! -x "$uir" ]; then
 fi
 dirs=()
 for d in "$@"; do
-	[ -e "$d" ] && dirs+=("$d") # a missing folder (the shared examples) is skipped
+	[ -e "$d" ] && dirs+=("$d") # a missing folder is skipped
 done
 if [ $# -eq 0 ]; then
 	dirs=("$root/tests/programs")
-	[ -d "$root/../shared/spec/examples" ] && dirs+=("$(cd "$root/../shared/spec/examples" && pwd)")
 fi
 limit=${RACECHECK_TIMEOUT:-120}
 

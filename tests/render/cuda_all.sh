@@ -3,8 +3,8 @@
 #
 # Usage: cuda_all.sh UIR SRCROOT [EXAMPLES_DIR]
 #
-# For every .uir under SRCROOT/tests/programs and EXAMPLES_DIR (default
-# /work/shared/spec/examples, skipped when missing) with a `# cuda` directive:
+# For every .uir under SRCROOT/tests/programs and EXAMPLES_DIR (an extra folder,
+# when given) with a `# cuda` directive:
 #   - `# cuda: invalid`: render-cuda exits 2, prints nothing on standard output and one
 #     line `invalid: ...` on standard error;
 #   - otherwise: render-cuda --main; the CUDA compiles with nvcc (when present: $NVCC, else
@@ -22,7 +22,7 @@ set -u
 
 UIR=${1:?usage: cuda_all.sh UIR SRCROOT [EXAMPLES_DIR]}
 SRCROOT=${2:?usage: cuda_all.sh UIR SRCROOT [EXAMPLES_DIR]}
-EXAMPLES=${3:-/work/shared/spec/examples}
+EXAMPLES=${3:-}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 CXX=${CXX:-c++}
 EMU="$SRCROOT/runtime/uir_cuda_emu.h"
@@ -39,7 +39,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(
-	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
+	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -n "$EXAMPLES" ] && [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
 		sort | while IFS= read -r f; do
 			sed -n '/^[^#]/q;p' "$f" | grep -Eq '^# cuda($|:)' && echo "$f"
 		done)
@@ -104,7 +104,6 @@ barrier_test() {
 	local d="$WORK/barrier" f="$SRCROOT/tests/programs/spec/stencil_1d.uir"
 	mkdir -p "$d"
 	local res="$WORK/barrier.result"
-	[ -f "$f" ] || f="$EXAMPLES/stencil_1d.uir"
 	"$UIR" run $RUN_ARGS "$f" >"$d/run.out" 2>/dev/null &&
 		"$UIR" render-cuda --main "$f" >"$d/with.cu" 2>/dev/null || {
 		echo "FAIL barrier test: cannot run or render $f" >"$res"

@@ -3,8 +3,8 @@
 #
 # Usage: render_all.sh UIR SRCROOT [EXAMPLES_DIR]
 #
-# For every .uir under SRCROOT/tests/programs and EXAMPLES_DIR (default
-# /work/shared/spec/examples, skipped when missing) that `uir check` accepts:
+# For every .uir under SRCROOT/tests/programs and EXAMPLES_DIR (an extra folder,
+# when given) that `uir check` accepts:
 #   - when `uir run` succeeds: renders it with --main, compiles the C with gcc and clang
 #     (each at -O0 and -O3, -std=c11 -Wall -Wextra -pedantic -Werror -pthread -lm), runs
 #     each binary (the gcc -O3 one also with UIR_THREADS=1 and 3) and compares standard
@@ -24,7 +24,7 @@ set -u
 
 UIR=${1:?usage: render_all.sh UIR SRCROOT [EXAMPLES_DIR]}
 SRCROOT=${2:?usage: render_all.sh UIR SRCROOT [EXAMPLES_DIR]}
-EXAMPLES=${3:-/work/shared/spec/examples}
+EXAMPLES=${3:-}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 VERBOSE=${VERBOSE:-0}
 # the reference interpreter by default (UIR_RUN_ARGS="" for run's own choice)
@@ -64,7 +64,7 @@ while IFS= read -r f; do
 	[ $((n % SHARD_N)) -eq "$SHARD_K" ] && files+=("$f")
 	n=$((n + 1))
 done < <(
-	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
+	{ find "$SRCROOT/tests/programs" -name '*.uir'; [ -n "$EXAMPLES" ] && [ -d "$EXAMPLES" ] && find "$EXAMPLES" -name '*.uir'; } |
 		LC_ALL=C sort)
 
 # test_one INDEX FILE: writes "PASS name" or "FAIL name: why" into $WORK/INDEX.result
