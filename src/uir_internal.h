@@ -239,7 +239,21 @@ struct Stmt {
 	Mem **homed; int nhomed; /* thread/global loops: allocs whose home this is */
 	struct OverflowCheck *ovf; int novf; /* loops with a non-literal bound: see below */
 	bool in_bounds;    /* store, atomic: every element it writes lies in the memory (ranges.c) */
+	struct Captures *cap; /* thread and global loops: what the body uses (check/captures.c) */
 };
+
+/* What the body of a `thread` or `global` loop uses from outside it (check/captures.c,
+ * docs/analysis.md "Captures"), in the program's arena. */
+enum { CAP_LOAD = 1, CAP_STORE = 2, CAP_ATOMIC = 4 };
+typedef struct CapKey { int key, at; } CapKey;
+typedef struct Captures {
+	Sym **syms; int nsyms;  /* lets and loop indices defined outside the loop that the body
+	                         * names, in order of first use */
+	Mem **mems; int nmems;  /* every memory the body accesses (its homed allocs too), in
+	                         * order of first use */
+	unsigned char *use;     /* per mems[i]: CAP_LOAD | CAP_STORE | CAP_ATOMIC */
+	CapKey *sorted;         /* memory keys (buffers, then allocs) sorted, for loop_uses() */
+} Captures;
 
 /* An access whose top digit is this loop's index (or its div by D) with a bound that is not
  * a literal: on entry to the loop, with bound n >= 1, run checks that the largest offset
@@ -403,6 +417,14 @@ bool check_races(UirProgram *p, unsigned flags); /* UIR_CHECK_* flags */
  * iterations). */
 typedef enum { LC_NONE, LC_CONFLICT, LC_UNKNOWN } LoopConflict;
 LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const char **witness);
+
+/* ---- check/captures.c ---- */
+/* Fills Stmt.cap of every thread and global loop of checked program P. Linear in the
+ * loops' bodies. */
+void captures_compute(UirProgram *p);
+/* How the body of thread or global loop LOOP uses memory M: CAP_LOAD | CAP_STORE |
+ * CAP_ATOMIC, 0 when it does not (O(log n) in the memories it uses). */
+unsigned loop_uses(const UirProgram *p, const Stmt *loop, const Mem *m);
 
 /* ---- check/ranges.c: value ranges, no-wrap and in-bounds facts, once per program ---- */
 /* Fills Expr.rng, Expr.nowrap, Expr.in_bounds and Stmt.in_bounds over checked program P:

@@ -351,6 +351,7 @@ bool check_program(UirProgram *p, unsigned flags)
 	int n = 0;
 	number_phases(p->top, &n);
 	ranges_compute(p);
+	captures_compute(p);
 	/* E05 */
 	return check_races(p, flags);
 }

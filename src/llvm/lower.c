@@ -383,64 +383,6 @@ static void if_stmt(L *l, const Stmt *s)
 
 /* ---- parallel loops ---- */
 
-/* What the body of a parallel loop needs from outside: the lets and loop indices it
- * names that are defined outside it, and the memories it uses that it does not home. */
-typedef struct Capture {
-	const Stmt *loop;
-	const Sym **syms;
-	int nsyms;
-	bool *sym_seen;  /* by slot */
-	bool *mem_used;  /* by mem_slot */
-	bool *mem_atomic;
-} Capture;
-
-static void cap_expr(L *l, Capture *c, const Expr *e)
-{
-	if (e->kind == EX_NAME && e->sym && e->sym->kind != SYM_MEM) {
-		const Sym *y = e->sym;
-		if (!stmt_inside(y->def, c->loop) && !c->sym_seen[y->slot]) {
-			c->sym_seen[y->slot] = true;
-			c->syms[c->nsyms++] = y;
-		}
-	}
-	if (e->kind != EX_OP)
-		return;
-	if (e->op == OP_LOAD)
-		c->mem_used[mem_slot(l, e->mem)] = true;
-	for (int i = 0; i < e->nargs; i++)
-		cap_expr(l, c, e->args[i]);
-}
-
-static void cap_stmts(L *l, Capture *c, const Stmt *s)
-{
-	for (; s; s = s->next) {
-		switch (s->kind) {
-		case ST_LET:
-			cap_expr(l, c, s->value);
-			break;
-		case ST_STORE:
-		case ST_ATOMIC:
-			cap_expr(l, c, s->off);
-			cap_expr(l, c, s->val);
-			c->mem_used[mem_slot(l, s->mem)] = true;
-			if (s->kind == ST_ATOMIC)
-				c->mem_atomic[mem_slot(l, s->mem)] = true;
-			break;
-		case ST_LOOP:
-			cap_expr(l, c, s->value);
-			cap_stmts(l, c, s->body);
-			break;
-		case ST_IF:
-			cap_expr(l, c, s->cond);
-			cap_stmts(l, c, s->then_);
-			cap_stmts(l, c, s->else_);
-			break;
-		default:
-			break;
-		}
-	}
-}
-
 /* Where the allocs homed at a parallel loop live in one iteration. */
 typedef struct Homes {
 	bool *on_heap;      /* by homed index */
@@ -492,9 +434,10 @@ static void zero_homes(L *l, const Stmt *s, const Homes *h, LLVMValueRef scratch
 /* Builds @NAME.iter: one iteration of the parallel loop S. Parameters: the index, the
  * worker, then the context's fields FT: the scratch pointer, the captured memories, the
  * captured values. */
-static LLVMValueRef build_iter(L *l, const Stmt *s, Capture *c, const int *mems, int nmems, const Homes *h,
+static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool *atomic, int nmems, const Homes *h,
 			       const LLVMTypeRef *ft)
 {
+	const Captures *c = s->cap;
 	int np = 3 + nmems + c->nsyms;
 	LLVMTypeRef *pt = xmalloc((size_t)np * sizeof *pt);
 	pt[0] = l->t_i32;
@@ -516,7 +459,7 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, Capture *c, const int *mems,
 		LLVMSetValueName2(prm, m->name, strlen(m->name));
 		l->memptr[ms] = prm;
 		/* other iterations may update atomically accessed memory at the same time */
-		if (!c->mem_atomic[ms])
+		if (!atomic[k])
 			LLVMAddAttributeAtIndex(fn, (unsigned)(3 + k + 1), enum_attr(l, "noalias"));
 	}
 	for (int k = 0; k < c->nsyms; k++) {
@@ -564,8 +507,10 @@ static LLVMValueRef build_body(L *l, const Stmt *s, LLVMTypeRef ct, int nfields,
 /* Everything one parallel loop's outlining needs. */
 typedef struct Outline {
 	const Stmt *s;
-	Capture c;
-	int *mems, nmems; /* mem slots the body gets from the context */
+	int *mems, nmems; /* mem slots the body gets from the context (its captures less the
+	                   * allocs it homes, by slot) */
+	bool *atomic;     /* per mems[k]: updated atomically in the body (other iterations may
+	                   * update it at the same time) */
 	Homes h;
 	int nf;           /* context fields: scratch, memories, captured values */
 	LLVMTypeRef *ft;
@@ -576,24 +521,20 @@ typedef struct Outline {
 /* Finds what the body of S uses from outside and lays out its context. */
 static void outline_plan(L *l, const Stmt *s, Outline *o)
 {
-	UirProgram *p = l->p;
-	int nm = p->nbufs + p->nallocs;
+	const Captures *c = s->cap;
 	memset(o, 0, sizeof *o);
 	o->s = s;
-	o->c.loop = s;
-	o->c.syms = xcalloc((size_t)p->nslots + 1, sizeof *o->c.syms);
-	o->c.sym_seen = xcalloc((size_t)p->nslots + 1, sizeof *o->c.sym_seen);
-	o->c.mem_used = xcalloc((size_t)nm + 1, sizeof *o->c.mem_used);
-	o->c.mem_atomic = xcalloc((size_t)nm + 1, sizeof *o->c.mem_atomic);
-	cap_stmts(l, &o->c, s->body);
-	for (int k = 0; k < s->nhomed; k++)
-		o->c.mem_used[mem_slot(l, s->homed[k])] = false;
-	o->mems = xmalloc((size_t)nm * sizeof *o->mems + 1);
-	for (int k = 0; k < nm; k++)
-		if (o->c.mem_used[k])
-			o->mems[o->nmems++] = k;
+	o->mems = xmalloc((size_t)c->nmems * sizeof *o->mems + 1);
+	o->atomic = xmalloc((size_t)c->nmems * sizeof *o->atomic + 1);
+	for (int k = 0; k < c->nmems; k++) { /* sorted by key, which is mem_slot() */
+		const Mem *m = c->mems[c->sorted[k].at];
+		if (m->home == s)
+			continue;
+		o->atomic[o->nmems] = c->use[c->sorted[k].at] & CAP_ATOMIC;
+		o->mems[o->nmems++] = mem_slot(l, m);
+	}
 	plan_homes(s, &o->h);
-	o->nf = 1 + o->nmems + o->c.nsyms;
+	o->nf = 1 + o->nmems + c->nsyms;
 	o->ft = xmalloc((size_t)o->nf * sizeof *o->ft);
 	o->fv = xmalloc((size_t)o->nf * sizeof *o->fv);
 	o->ft[0] = l->t_ptr;
@@ -602,8 +543,8 @@ static void outline_plan(L *l, const Stmt *s, Outline *o)
 		o->ft[1 + k] = l->t_ptr;
 		o->fv[1 + k] = l->memptr[o->mems[k]];
 	}
-	for (int k = 0; k < o->c.nsyms; k++) {
-		o->fv[1 + o->nmems + k] = l->val[o->c.syms[k]->slot];
+	for (int k = 0; k < c->nsyms; k++) {
+		o->fv[1 + o->nmems + k] = l->val[c->syms[k]->slot];
 		o->ft[1 + o->nmems + k] = LLVMTypeOf(o->fv[1 + o->nmems + k]);
 	}
 	o->ct = LLVMStructTypeInContext(l->cx, o->ft, (unsigned)o->nf, 0);
@@ -611,10 +552,7 @@ static void outline_plan(L *l, const Stmt *s, Outline *o)
 
 static void outline_free(Outline *o)
 {
-	free(o->c.syms);
-	free(o->c.sym_seen);
-	free(o->c.mem_used);
-	free(o->c.mem_atomic);
+	free(o->atomic);
 	free(o->mems);
 	free(o->h.on_heap);
 	free(o->h.heap_off);
@@ -653,7 +591,7 @@ static LLVMValueRef outline_build(L *l, Outline *o)
 	LLVMValueRef *val = xmalloc((size_t)p->nslots * sizeof *val + 1);
 	memcpy(memptr, l->memptr, (size_t)nm * sizeof *memptr);
 	memcpy(val, l->val, (size_t)p->nslots * sizeof *val);
-	LLVMValueRef iter = build_iter(l, o->s, &o->c, o->mems, o->nmems, &o->h, o->ft);
+	LLVMValueRef iter = build_iter(l, o->s, o->mems, o->atomic, o->nmems, &o->h, o->ft);
 	LLVMValueRef body = build_body(l, o->s, o->ct, o->nf, iter);
 	l->fn = outer;
 	memcpy(l->memptr, memptr, (size_t)nm * sizeof *memptr);

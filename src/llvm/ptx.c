@@ -67,7 +67,7 @@ static const Stmt *widest_kernel(const UirProgram *p, int *nbufs)
 			continue;
 		int n = 0;
 		for (int i = 0; i < p->nbufs; i++)
-			n += stmts_use_mem(s->body, p->bufs[i]);
+			n += loop_uses(p, s, p->bufs[i]) != 0;
 		if (!w || n > *nbufs) {
 			w = s;
 			*nbufs = n;
@@ -151,18 +151,6 @@ static void ptx_record_fault(L *l, LLVMValueRef fail, LLVMValueRef code)
 	LLVMPositionBuilderAtEnd(l->b, go);
 }
 
-/* Whether the statements S store into M or update it atomically. */
-static bool stores_mem(const Stmt *s, const Mem *m)
-{
-	for (; s; s = s->next) {
-		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == m)
-			return true;
-		if (stores_mem(s->body, m) || stores_mem(s->then_, m) || stores_mem(s->else_, m))
-			return true;
-	}
-	return false;
-}
-
 static void annotate(L *l, LLVMValueRef fn, const char *what, int64_t v)
 {
 	LLVMMetadataRef md[3] = {
@@ -203,7 +191,7 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 	int nb = 0;
 	int *bufs = xmalloc((size_t)p->nbufs * sizeof *bufs + 1);
 	for (int i = 0; i < p->nbufs; i++)
-		if (stmts_use_mem(s->body, p->bufs[i]))
+		if (loop_uses(p, s, p->bufs[i]))
 			bufs[nb++] = i;
 	LLVMTypeRef *pt = xmalloc((size_t)nb * sizeof *pt + 1);
 	for (int i = 0; i < nb; i++)
@@ -217,7 +205,7 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)i);
 		LLVMSetValueName2(prm, m->name, strlen(m->name));
 		l->memptr[bufs[i]] = prm;
-		if (!stores_mem(s->body, m)) {
+		if (!(loop_uses(p, s, m) & (CAP_STORE | CAP_ATOMIC))) {
 			/* read-only for the whole launch: nothing can alias a write to it */
 			const char *attrs[] = { "noalias", "readonly", "nocapture" };
 			for (int a = 0; a < 3; a++)
@@ -244,7 +232,7 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 	for (int i = 0; i < s->nhomed; i++) {
 		const Mem *m = s->homed[i];
 		int ms = mem_slot(l, m);
-		if (!stmts_use_mem(s->body, m))
+		if (!loop_uses(p, s, m))
 			continue;
 		LLVMTypeRef t = mem_type(l, m->ty);
 		if (kernel_slot_alloc(s, m)) {
@@ -256,7 +244,7 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 		}
 		int64_t n = m->size;
 		unsigned align = (unsigned)uir_type_size(m->ty);
-		if (uir_type_size(m->ty) == 1 && stmts_atomic_on(s->body, m)) {
+		if (uir_type_size(m->ty) == 1 && (loop_uses(p, s, m) & CAP_ATOMIC)) {
 			n = (n + 3) / 4 * 4; /* byte atomics change whole aligned words */
 			align = 4;
 		}

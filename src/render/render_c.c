@@ -27,69 +27,30 @@ typedef struct CState {
 	NameSet fnames;   /* names of outlined functions */
 } CState;
 
-/* ---- captures of an outlined body ---- */
+/* ---- the context of an outlined body ---- */
 
-typedef struct Captures {
+/* What the outlined body of a parallel loop gets from its caller: the loop's captures
+ * (check/captures.c) less an unrolled index fixed in this copy (a literal here) and the
+ * allocs the loop homes (declared in the body). */
+typedef struct Context {
 	const Sym **syms;
-	int nsyms, capsyms;
+	int nsyms;
 	const Mem **mems;
-	int nmems, capmems;
-} Captures;
+	int nmems;
+} Context;
 
-static void cap_sym(Captures *c, const Sym *s)
+static void context_of(Emitter *E, const Stmt *loop, Context *c)
 {
-	for (int i = 0; i < c->nsyms; i++)
-		if (c->syms[i] == s)
-			return;
-	if (c->nsyms == c->capsyms) {
-		c->capsyms = c->capsyms ? 2 * c->capsyms : 8;
-		c->syms = xrealloc(c->syms, (size_t)c->capsyms * sizeof *c->syms);
-	}
-	c->syms[c->nsyms++] = s;
-}
-
-static void cap_mem(Captures *c, const Mem *m)
-{
-	for (int i = 0; i < c->nmems; i++)
-		if (c->mems[i] == m)
-			return;
-	if (c->nmems == c->capmems) {
-		c->capmems = c->capmems ? 2 * c->capmems : 8;
-		c->mems = xrealloc(c->mems, (size_t)c->capmems * sizeof *c->mems);
-	}
-	c->mems[c->nmems++] = m;
-}
-
-static void cap_expr(Emitter *E, const Stmt *loop, const Expr *e, Captures *c)
-{
-	if (!e)
-		return;
-	if (e->kind == EX_NAME && e->sym && e->sym->kind != SYM_MEM) {
-		if (!stmt_inside(e->sym->def, loop) && !sym_info(E, e->sym)->fixed)
-			cap_sym(c, e->sym);
-		return;
-	}
-	if (e->kind != EX_OP)
-		return;
-	if (e->op == OP_LOAD && e->mem && e->mem->home != loop)
-		cap_mem(c, e->mem);
-	for (int i = 0; i < e->nargs; i++)
-		cap_expr(E, loop, e->args[i], c);
-}
-
-static void cap_stmts(Emitter *E, const Stmt *loop, const Stmt *s, Captures *c)
-{
-	for (; s; s = s->next) {
-		cap_expr(E, loop, s->value, c);
-		cap_expr(E, loop, s->off, c);
-		cap_expr(E, loop, s->val, c);
-		cap_expr(E, loop, s->cond, c);
-		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem->home != loop)
-			cap_mem(c, s->mem);
-		cap_stmts(E, loop, s->body, c);
-		cap_stmts(E, loop, s->then_, c);
-		cap_stmts(E, loop, s->else_, c);
-	}
+	const Captures *cap = loop->cap;
+	c->syms = xmalloc((size_t)cap->nsyms * sizeof *c->syms + 1);
+	c->mems = xmalloc((size_t)cap->nmems * sizeof *c->mems + 1);
+	c->nsyms = c->nmems = 0;
+	for (int i = 0; i < cap->nsyms; i++)
+		if (!sym_info(E, cap->syms[i])->fixed)
+			c->syms[c->nsyms++] = cap->syms[i];
+	for (int i = 0; i < cap->nmems; i++)
+		if (cap->mems[i]->home != loop)
+			c->mems[c->nmems++] = cap->mems[i];
 }
 
 /* ---- allocs ---- */
@@ -144,8 +105,8 @@ static void outline(Emitter *E, const Stmt *s)
 
 	/* the call, where the loop stands */
 	const char *n = loop_bound(E, s);
-	Captures c = { 0 };
-	cap_stmts(E, s, s->body, &c);
+	Context c;
+	context_of(E, s, &c);
 	Str init = { 0 };
 	for (int i = 0; i < c.nmems; i++)
 		str_printf(&init, "%s%s", i ? ", " : "", mem_cname(E, c.mems[i]));

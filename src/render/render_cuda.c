@@ -102,7 +102,7 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 		if (!mi->used || mi->reg)
 			continue;
 		int64_t n = m->size;
-		if (m->size % 4 && uir_type_size(m->ty) == 1 && stmts_atomic_on(s->body, m)) {
+		if (m->size % 4 && uir_type_size(m->ty) == 1 && (loop_uses(p, s, m) & CAP_ATOMIC)) {
 			/* byte atomics change whole aligned words: pad to words */
 			n = (m->size + 3) / 4 * 4;
 			line(E, "__shared__ __align__(4) %s %s[%lld]; /* %lld used, padded for byte atomics */", ctype(m->ty),
@@ -110,7 +110,7 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 		} else {
 			line(E, "__shared__ %s %s[%lld];", ctype(m->ty), mi->cname, (long long)n);
 		}
-		if (!stmts_load_mem(s->body, m) && !stmts_atomic_on(s->body, m))
+		if (!(loop_uses(p, s, m) & (CAP_LOAD | CAP_ATOMIC)))
 			line(E, "(void)&%s; /* stored, never loaded: not 'set but never used' */", mi->cname);
 		zero = true;
 	}
@@ -122,7 +122,7 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 			memset(&z, 0, sizeof z);
 			line(E, "%s %s = %s; /* %s[t]: one per thread */", ctype(m->ty), mi->cname,
 			     literal_text(E, m->ty, z), m->name);
-			if (!stmts_load_mem(s->body, m) && !stmts_atomic_on(s->body, m))
+			if (!(loop_uses(p, s, m) & (CAP_LOAD | CAP_ATOMIC)))
 				line(E, "(void)&%s; /* stored, never loaded: not 'set but never used' */", mi->cname);
 		}
 	}
@@ -151,7 +151,7 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 	str_printf(o, "__global__ void __launch_bounds__(%lld) uir_k%d(", (long long)block, k);
 	int n = 0;
 	for (int i = 0; i < p->nbufs; i++)
-		if (stmts_use_mem(s->body, p->bufs[i]))
+		if (loop_uses(p, s, p->bufs[i]))
 			str_printf(o, "%s%s *%s", n++ ? ", " : "", ctype(p->bufs[i]->ty), E->bufs[i].cname);
 	if (!n)
 		str_put(o, "void");
@@ -178,7 +178,7 @@ static void write_host_kernel(Emitter *E, Str *o)
 	for (int i = 0; i < p->nbufs; i++) {
 		bool used = false;
 		for (const Stmt *s = p->top; s; s = s->next)
-			if (s->kind == ST_LOOP && s->bound_lit > 0 && stmts_use_mem(s->body, p->bufs[i]))
+			if (s->kind == ST_LOOP && s->bound_lit > 0 && loop_uses(p, s, p->bufs[i]))
 				used = true;
 		if (!used)
 			str_printf(o, "\t(void)%s;\n", E->bufs[i].cname);
@@ -195,7 +195,7 @@ static void write_host_kernel(Emitter *E, Str *o)
 		}
 		str_printf(o, "\tUIR_LAUNCH(uir_k%d, %lld, %lld", k++, (long long)s->bound_lit, (long long)block);
 		for (int i = 0; i < p->nbufs; i++)
-			if (stmts_use_mem(s->body, p->bufs[i]))
+			if (loop_uses(p, s, p->bufs[i]))
 				str_printf(o, ", %s", E->bufs[i].cname);
 		str_put(o, ");\n");
 	}

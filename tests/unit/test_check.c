@@ -114,6 +114,34 @@ static void conflict_of(const char *what, const char *text, const char *loop, co
 	fclose(devnull);
 }
 
+/* The captures of thread or global loop LOOP of TEXT, as "syms | mem:use ...". */
+static void captures_of(const char *what, const char *text, const char *loop, const char *want)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	UirProgram *p = load(text, devnull);
+	char got[512] = "not a valid program";
+	if (p && !uir_check(p, 0, devnull)) {
+		Stmt *l = find_loop(p->top, loop);
+		size_t n = 0;
+		got[0] = 0;
+		for (int i = 0; l && i < l->cap->nsyms; i++)
+			n += (size_t)snprintf(got + n, sizeof got - n, "%s ", l->cap->syms[i]->name);
+		n += (size_t)snprintf(got + n, sizeof got - n, "|");
+		for (int i = 0; l && i < l->cap->nmems; i++) {
+			unsigned u = loop_uses(p, l, l->cap->mems[i]);
+			n += (size_t)snprintf(got + n, sizeof got - n, " %s:%s%s%s", l->cap->mems[i]->name, u & CAP_LOAD ? "l" : "",
+					      u & CAP_STORE ? "s" : "", u & CAP_ATOMIC ? "a" : "");
+		}
+		for (int i = 0; l && i < p->nbufs; i++) /* a memory the body never names */
+			if (!strcmp(p->bufs[i]->name, "unused") && loop_uses(p, l, p->bufs[i]))
+				n += (size_t)snprintf(got + n, sizeof got - n, " unused is used");
+	}
+	expect_str(what, got, want);
+	if (p)
+		uir_free(p);
+	fclose(devnull);
+}
+
 int main(void)
 {
 	/* normal forms */
@@ -158,6 +186,16 @@ int main(void)
 	code_of("store in block code", "buffer out i32 4\nloop g 4 global {\n  store out g 1\n}\n", 0, "E0403");
 	code_of("local outside global", "buffer out i32 4\nloop t 4 local {\n  store out t 1\n}\n", 0, "E0401");
 	code_of("two block sizes", "buffer out i32 64\nloop g 1 global {\n  loop t 4 local {\n    store out t 1\n  }\n  loop t 8 local {\n    store out t 1\n  }\n}\n", 0, "E0402");
+	/* captures: names from outside in order of first use, memories with how they are used */
+	captures_of("lets, indices and memories of a thread loop",
+		    "buffer unused i32 1\nbuffer a f32 64\nbuffer h i32 4\nbuffer b f32 64\nlet n = 4\nloop r 2 {\n  let w = add r 1\n"
+		    "  loop p 32 thread {\n    let q = add p w\n    store b (add (mul r 32) p) (load a (add (mul r 32) p))\n"
+		    "    atomic.add h (mod q n) 1\n    store a (add (mul r 32) p) (load b (add (mul r 32) p))\n  }\n}\n",
+		    "p", "w r n | a:ls b:ls h:a");
+	captures_of("a block's shared memory is listed with its use",
+		    "buffer out f32 64\nalloc tile f32 32\nloop g 2 global {\n  loop t 32 local {\n    store tile t 1.0\n  }\n"
+		    "  loop t 32 local {\n    store out (add (mul g 32) t) (load tile (sub 31 t))\n  }\n}\n",
+		    "g", "| tile:ls out:s");
 	/* the JIT's question: can two iterations of a plain loop conflict on a memory? */
 	const char *nest = "buffer B f32 256\nbuffer R f32 256\nloop i 16 {\n  loop j 16 {\n    loop k 16 {\n"
 			   "      store R (add (mul i 16) (mod (add j 5) %d)) (load B (add (mul k 16) j))\n    }\n  }\n}\n";
