@@ -743,9 +743,21 @@ static void type_stmts(TyCtx *c, Stmt *s)
 					break;
 				}
 				s->width = 1;
-				if (!type_is_int(s->mem->ty)) {
-					err(c, s->mem_loc, "E0201", "atomics take integer memory, %s is %s", s->mem->name,
-					    type_names[s->mem->ty]);
+				/* min and max of floats commute and associate (NaN if either is NaN, -0 below
+				 * +0), so the order of the updates does not change the result; a float sum
+				 * depends on it (docs/language.md 4.7) */
+				UirType mt = s->mem->ty;
+				if (s->aop == AT_ADD && type_is_float(mt)) {
+					err(c, s->mem_loc, "E0201",
+					    "atomic.add takes integer memory, %s is %s: a float sum depends on the order of "
+					    "the updates (atomic.min and atomic.max take floats)",
+					    s->mem->name, type_names[mt]);
+					break;
+				}
+				if (!type_is_int(mt) && !type_is_float(mt)) {
+					err(c, s->mem_loc, "E0201", "atomic.%s takes %s memory, %s is %s",
+					    s->aop == AT_MIN ? "min" : s->aop == AT_MAX ? "max" : "add",
+					    s->aop == AT_ADD ? "integer" : "integer or float", s->mem->name, type_names[mt]);
 					break;
 				}
 			}

@@ -59,11 +59,13 @@ static inline int64_t vector_off(const Insn *in, const Scalar *R, Ctx *c)
 ALL_TAGS(DEF_LOAD, _)
 ALL_TAGS(DEF_STORE, _)
 
-/* atomic.OP: the plain read-modify-write (runs are sequential). */
+/* atomic.OP: the plain read-modify-write (runs are sequential); floats min and max only. */
 #define A_WADD(T, x, v) uir_add_##T(x, v)
 #define A_UADD(T, x, v) ((CT_##T)((x) + (v)))
 #define A_MIN(T, x, v) ((v) < (x) ? (v) : (x))
 #define A_MAX(T, x, v) ((v) > (x) ? (v) : (x))
+#define A_FMIN(T, x, v) uir_min_##T(x, v) /* the min op's own definition: NaN, -0 < +0 */
+#define A_FMAX(T, x, v) uir_max_##T(x, v)
 
 #define DEF_ATOMIC(T, OP, F) \
 	static void atomic_##OP##_##T(const Insn *in, Scalar *R, Ctx *c) \
@@ -76,7 +78,8 @@ ALL_TAGS(DEF_STORE, _)
 
 #define ATOMIC_LIST(X) \
 	SINT_TAGS(X, add, A_WADD) UINT_TAGS(X, add, A_UADD) \
-	INT_TAGS(X, min, A_MIN) INT_TAGS(X, max, A_MAX)
+	INT_TAGS(X, min, A_MIN) INT_TAGS(X, max, A_MAX) \
+	FLOAT_TAGS(X, min, A_FMIN) FLOAT_TAGS(X, max, A_FMAX)
 
 ATOMIC_LIST(DEF_ATOMIC)
 
@@ -98,8 +101,8 @@ InsnFn mem_pick_store(UirType t, bool vec)
 #define ENT_ATOMIC_MAX(T, OP, F) [TY_##T] = atomic_max_##T,
 static const InsnFn atomic_table[3][UIR_NTYPES] = {
 	[AT_ADD] = { INT_TAGS(ENT_ATOMIC_ADD, add, _) },
-	[AT_MIN] = { INT_TAGS(ENT_ATOMIC_MIN, min, _) },
-	[AT_MAX] = { INT_TAGS(ENT_ATOMIC_MAX, max, _) },
+	[AT_MIN] = { NUM_TAGS(ENT_ATOMIC_MIN, min, _) },
+	[AT_MAX] = { NUM_TAGS(ENT_ATOMIC_MAX, max, _) },
 };
 
 InsnFn mem_pick_atomic(AtomicOp op, UirType t)

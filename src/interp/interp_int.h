@@ -162,7 +162,7 @@ void insn_vec(const Insn *in, Scalar *R, Ctx *c);
 InsnFn mem_pick_load(UirType t, bool vec);
 /* store / store.K (VEC) of T memory: base[R[a]] = R[b]. */
 InsnFn mem_pick_store(UirType t, bool vec);
-/* atomic.OP of integer memory T: base[R[a]] = OP(base[R[a]], R[b]); NULL if T is no int. */
+/* atomic.OP of memory T: base[R[a]] = OP(base[R[a]], R[b]); NULL where OP does not take T. */
 InsnFn mem_pick_atomic(AtomicOp op, UirType t);
 /* Reports E0601 for the access IN at offset OFF (its Site in aux, width n) and leaves the
  * run through c->fault. */

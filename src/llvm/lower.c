@@ -209,8 +209,51 @@ static void store(L *l, const Stmt *s)
 	LLVMSetAlignment(st, (unsigned)uir_type_size(s->mem->ty));
 }
 
-/* atomic.OP: an atomicrmw where other iterations may touch the memory at the same time,
- * else a plain read-modify-write (sequential code, or memory private to the iteration). */
+/* Float atomic.min/max on shared memory: a compare-and-swap loop on the bits,
+ *
+ *   old = load atomic iN monotonic; loop: r = llvm.minimum(old as float, v)
+ *   done if r's bits are old's, or old is a NaN (the result stays a NaN); else cmpxchg
+ *   old -> r, again with the value found while it fails.
+ *
+ * LLVM's atomicrmw fmin/fmax follow other rules for NaN and zeros than the min/max ops
+ * (docs/language.md): llvm.minimum/maximum are exactly those ops. */
+static void atomic_float(L *l, const Stmt *s, LLVMValueRef addr, LLVMValueRef v)
+{
+	const Mem *m = s->mem;
+	LLVMTypeRef ft = mem_type(l, m->ty);
+	LLVMTypeRef it = m->ty == UIR_F32 ? l->t_i32 : l->t_i64;
+	unsigned align = (unsigned)uir_type_size(m->ty);
+	LLVMValueRef first = LLVMBuildLoad2(l->b, it, addr, "");
+	LLVMSetOrdering(first, LLVMAtomicOrderingMonotonic);
+	LLVMSetAlignment(first, align);
+	LLVMBasicBlockRef from = LLVMGetInsertBlock(l->b);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "cas");
+	LLVMBasicBlockRef try_ = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "cas.try");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "cas.done");
+	LLVMBuildBr(l->b, loop);
+	LLVMPositionBuilderAtEnd(l->b, loop);
+	LLVMValueRef old = LLVMBuildPhi(l->b, it, "old");
+	LLVMValueRef x = LLVMBuildBitCast(l->b, old, ft, "");
+	LLVMValueRef args[2] = { x, v };
+	LLVMValueRef r = call_intrinsic(l, s->aop == AT_MIN ? "llvm.minimum" : "llvm.maximum", &ft, 1, args, 2);
+	LLVMValueRef rb = LLVMBuildBitCast(l->b, r, it, "");
+	LLVMValueRef same = LLVMBuildOr(l->b, LLVMBuildICmp(l->b, LLVMIntEQ, rb, old, ""),
+					LLVMBuildFCmp(l->b, LLVMRealUNO, x, x, ""), "");
+	LLVMBuildCondBr(l->b, same, done, try_);
+	LLVMPositionBuilderAtEnd(l->b, try_);
+	LLVMValueRef pair = LLVMBuildAtomicCmpXchg(l->b, addr, old, rb, LLVMAtomicOrderingMonotonic,
+						   LLVMAtomicOrderingMonotonic, 0);
+	LLVMValueRef seen = LLVMBuildExtractValue(l->b, pair, 0, "");
+	LLVMBuildCondBr(l->b, LLVMBuildExtractValue(l->b, pair, 1, ""), done, loop);
+	LLVMValueRef in_v[2] = { first, seen };
+	LLVMBasicBlockRef in_b[2] = { from, try_ };
+	LLVMAddIncoming(old, in_v, in_b, 2);
+	LLVMPositionBuilderAtEnd(l->b, done);
+}
+
+/* atomic.OP: an atomicrmw where other iterations may touch the memory at the same time
+ * (floats: a compare-and-swap loop), else a plain read-modify-write (sequential code, or
+ * memory private to the iteration). */
 static void atomic(L *l, const Stmt *s)
 {
 	static const char *const names[] = { "atomic.add on", "atomic.min on", "atomic.max on" };
@@ -220,6 +263,11 @@ static void atomic(L *l, const Stmt *s)
 	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds, 1, s->loc, names[s->aop]);
 	bool sg = type_is_signed(m->ty);
 	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par);
+	bool fl = type_is_float(m->ty);
+	if (shared && fl) {
+		atomic_float(l, s, addr, v);
+		return;
+	}
 	if (shared) {
 		LLVMAtomicRMWBinOp op = s->aop == AT_ADD ? LLVMAtomicRMWBinOpAdd
 			: s->aop == AT_MIN ? (sg ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin)
@@ -235,7 +283,8 @@ static void atomic(L *l, const Stmt *s)
 		r = LLVMBuildAdd(l->b, x, v, "");
 	} else {
 		LLVMValueRef args[2] = { x, v };
-		const char *n = s->aop == AT_MIN ? (sg ? "llvm.smin" : "llvm.umin") : (sg ? "llvm.smax" : "llvm.umax");
+		const char *n = fl ? (s->aop == AT_MIN ? "llvm.minimum" : "llvm.maximum")
+			: s->aop == AT_MIN ? (sg ? "llvm.smin" : "llvm.umin") : (sg ? "llvm.smax" : "llvm.umax");
 		r = call_intrinsic(l, n, &t, 1, args, 2);
 	}
 	LLVMValueRef st = LLVMBuildStore(l->b, r, addr);

@@ -10,7 +10,8 @@
  * (phase_follows_barrier, the rule of render-cuda). Shared allocs are addrspace(3) globals
  * zeroed by the threads and followed by a barrier; an alloc used only as acc[t]
  * (kernel_slot_alloc) is one register per thread instead. Atomics are atomicrmw (byte
- * atomics: word cmpxchg loops, the shared array padded to whole words). A failed bounds
+ * atomics: word cmpxchg loops, the shared array padded to whole words; float min/max:
+ * cmpxchg loops on the bits, lower.c). A failed bounds
  * check records its fault code in the global `uir_fault` (the first one wins) and goes on
  * at offset 0, as render-cuda's kernels do.
  *

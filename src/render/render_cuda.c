@@ -8,7 +8,8 @@
  * The output, in this order: `#include <stdint.h>` (with --main also the C headers its
  * host code needs); a fallback UIR_LAUNCH for real CUDA; the runtime helpers the kernels
  * call as `static __device__ inline` functions (UIR_FN), from the same single definitions
- * as every back end; support (bounds checks recording the first fault, byte atomics); one
+ * as every back end; support (bounds checks recording the first fault, byte atomics, float
+ * min/max atomics); one
  * `__global__ void __launch_bounds__(B) uir_kN(buffers it uses)` per global loop, B its
  * block size (so that nvcc keeps to the registers a block has); the host `void kernel(T *b0,
  * ...)` launching them in program order with UIR_LAUNCH(name, grid, block, args...); and

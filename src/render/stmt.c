@@ -387,7 +387,8 @@ static const char *atomic_name(AtomicOp op)
 }
 
 /* atomic.OP: C: uir_atomic_OP_T(&m[i], v) (support.c); CUDA: atomicAdd/Min/Max, with a
- * cast where CUDA's overloads need one (64-bit types), or the byte helpers. */
+ * cast where CUDA's overloads need one (64-bit types), or the byte and float helpers.
+ * Float min/max are compare-and-swap loops around the min/max op's own helper. */
 static void atomic_stmt(Emitter *E, const Stmt *s)
 {
 	const Expr *ex[2] = { s->off, s->val };
@@ -399,7 +400,9 @@ static void atomic_stmt(Emitter *E, const Stmt *s)
 	const char *op = atomic_name(s->aop);
 	if (mem_info(E, s->mem)->reg)
 		unreachable();
-	if (!E->cuda || t == UIR_I8 || t == UIR_U8) {
+	if (t == UIR_F32 || t == UIR_F64)
+		use_helper(E, fmt_str(E->a, "uir_%s_%s", op, uir_type_name(t)));
+	if (!E->cuda || t == UIR_I8 || t == UIR_U8 || t == UIR_F32 || t == UIR_F64) {
 		const char *f = fmt_str(E->a, "uir_atomic_%s_%s", op, uir_type_name(t));
 		nameset_add(&E->support, f);
 		line(E, "%s(&%s, %s);", f, dst, val);

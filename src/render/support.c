@@ -332,11 +332,32 @@ static void minmax_fn(Str *o, const char *qual, const char *name)
 	str_printf(o, "%s %s %s(%s a, %s b)\n{\n\treturn a %s b ? a : b;\n}\n", qual, c, name, c, c, is_min ? "<" : ">");
 }
 
+/* C: float min and max, by compare-and-swap of the float's bits (gcc's and clang's
+ * generic __atomic builtins compare bits, so -0 and +0 differ) until the stored value is
+ * uir_min_T/uir_max_T of itself and v (the op's helper, pasted with the runtime helpers);
+ * a stored NaN stays. */
+static void atomic_float_c(Str *o, const char *name, UirType ty, const char *op)
+{
+	const char *c = ctype(ty), *t = uir_type_name(ty);
+	str_printf(o, "\n/* *p = uir_%s_%s(*p, v), indivisibly: compare-and-swap of the bits. */\n", op, t);
+	str_printf(o, "static inline void %s(%s *p, %s v)\n{\n", name, c, c);
+	str_printf(o, "\t%s old, r;\n", c);
+	str_put(o, "\t__atomic_load(p, &old, __ATOMIC_RELAXED);\n");
+	str_put(o, "\tdo {\n");
+	str_printf(o, "\t\tr = uir_%s_%s(old, v);\n", op, t);
+	str_put(o, "\t\tif (old != old || memcmp(&r, &old, sizeof r) == 0)\n\t\t\treturn;\n");
+	str_put(o, "\t} while (!__atomic_compare_exchange(p, &old, &r, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));\n}\n");
+}
+
 /* C: uir_atomic_OP_T(&m[i], v), with the __atomic builtins of gcc and clang; add wraps
  * (done on the unsigned type), min and max compare-and-swap. */
 static void atomic_fn_c(Str *o, const char *name, UirType ty, const char *op)
 {
 	const char *c = ctype(ty);
+	if (ty == UIR_F32 || ty == UIR_F64) {
+		atomic_float_c(o, name, ty, op);
+		return;
+	}
 	static const char *const ut[UIR_NTYPES] = {
 		"uint8_t", "uint8_t", "uint8_t", "uint32_t", "uint32_t", "uint64_t", "uint64_t", "", "",
 	};
@@ -354,11 +375,36 @@ static void atomic_fn_c(Str *o, const char *name, UirType ty, const char *op)
 		   is_min ? "<" : ">");
 }
 
+/* CUDA: float min and max, by atomicCAS on the float's bits (unsigned int, unsigned long
+ * long) until the stored value is uir_min_T/uir_max_T of itself and v; a stored NaN stays.
+ * CUDA's own float atomics have no min/max with the op's NaN and -0 rules. */
+static void atomic_float_cuda(Str *o, const char *name, UirType ty, const char *op)
+{
+	const char *c = ctype(ty), *t = uir_type_name(ty);
+	const char *u = ty == UIR_F32 ? "unsigned int" : "unsigned long long";
+	const char *z = ty == UIR_F32 ? "0u" : "0ull";
+	str_printf(o, "\n/* *p = uir_%s_%s(*p, v), indivisibly: compare-and-swap of the bits. */\n", op, t);
+	str_printf(o, "static __device__ inline void %s(%s *p, %s v)\n{\n", name, c, c);
+	str_printf(o, "\t%s *w = (%s *)p;\n", u, u);
+	str_printf(o, "\t%s old = atomicCAS(w, %s, %s), assumed, b;\n", u, z, z);
+	str_printf(o, "\t%s x, r;\n", c);
+	str_put(o, "\tdo {\n\t\tassumed = old;\n\t\tmemcpy(&x, &assumed, sizeof x);\n");
+	str_printf(o, "\t\tr = uir_%s_%s(x, v);\n", op, t);
+	str_put(o, "\t\tmemcpy(&b, &r, sizeof b);\n");
+	str_put(o, "\t\tif (x != x || b == assumed)\n\t\t\treturn;\n");
+	str_put(o, "\t\told = atomicCAS(w, assumed, b);\n");
+	str_put(o, "\t} while (old != assumed);\n}\n");
+}
+
 /* CUDA: atomics on one byte, by compare-and-swap of the aligned 32-bit word holding it
- * (byte arrays are padded to whole words, see render_cuda.c). */
+ * (byte arrays are padded to whole words, see render_cuda.c); float min and max. */
 static void atomic_fn_cuda(Str *o, const char *name, UirType ty, const char *op)
 {
 	const char *c = ctype(ty);
+	if (ty == UIR_F32 || ty == UIR_F64) {
+		atomic_float_cuda(o, name, ty, op);
+		return;
+	}
 	str_printf(o, "\n/* *p = %s(*p, v) on one byte, indivisibly: compare-and-swap of its word. */\n",
 		   !strcmp(op, "add") ? "add" : op);
 	str_printf(o, "static __device__ inline void %s(%s *p, %s v)\n{\n", name, c, c);

@@ -80,6 +80,14 @@ fi
 # E0403 says "an atomic"
 printf 'buffer s i32 4\nloop g 4 global {\n  atomic.add s 0 1\n  loop t 4 local {\n    store s t 1\n  }\n}\n' > "$tmp/e0403.uir"
 expect 1 'error\[E0403\]: an atomic in block code' "$uir" check "$tmp/e0403.uir"
+# E0201 for atomic.add on a float says why (the order of the updates) and what floats take;
+# atomic.min/max on floats are accepted
+printf 'buffer x f32 1\natomic.add x 0 1.0\n' > "$tmp/addf.uir"
+expect 1 'addf.uir:2:12: error\[E0201\]: atomic.add takes integer memory, x is f32: a float sum depends on the order of the updates (atomic.min and atomic.max take floats)' "$uir" check "$tmp/addf.uir"
+printf 'buffer x bool 1\natomic.max x 0 true\n' > "$tmp/maxb.uir"
+expect 1 'error\[E0201\]: atomic.max takes integer or float memory, x is bool' "$uir" check "$tmp/maxb.uir"
+printf 'buffer x f32 1\nbuffer y f64 1\natomic.min x 0 1.0\natomic.max y 0 1.0\n' > "$tmp/minf.uir"
+expect 0 '' "$uir" check "$tmp/minf.uir"
 # offsets inline lets to 4000 expression nodes: a chain of 2000 lets of one op each is
 # checked, 2001 are E0501 with a message that says so
 for n in 2000 2001; do

@@ -163,6 +163,13 @@ cli)
 	grep -q 'atom.*cas.*uir_fault\|uir_fault' "$tmp/out" && grep -q 'atom' "$tmp/out" && ok || bad "no fault recording"
 	expect 0 '' "$uir" ptx --no-bounds-check "$tmp/oob.uir"
 	grep -q 'atom' "$tmp/out" && bad "--no-bounds-check kept the check" || ok
+	# float atomic.min/max: compare-and-swap loops on the bits (b32 for f32, b64 for f64, in
+	# global and shared memory), never a float atom.min/max, whose NaN and -0 rules differ
+	printf 'buffer a f32 1\nbuffer b f64 1\nbuffer c f32 2\nalloc s f32 1\nloop g 2 global {\n  loop t 32 local {\n    atomic.min a 0 (cast f32 t)\n    atomic.max b 0 (cast f64 t)\n    atomic.min s 0 (cast f32 t)\n  }\n  loop t 32 local {\n    if (eq t 0) {\n      store c g (load s 0)\n    }\n  }\n}\n' >"$tmp/fatom.uir"
+	expect 0 '' "$uir" ptx --no-bounds-check "$tmp/fatom.uir"
+	grep -q 'atom\.global\.cas\.b32' "$tmp/out" && grep -q 'atom\.global\.cas\.b64' "$tmp/out" &&
+		grep -q 'atom\.shared\.cas\.b32' "$tmp/out" && ok || bad "float atomics: not atom.cas.b32/b64 loops"
+	grep -Eq 'atom\.[a-z.]*(min|max)\.f' "$tmp/out" && bad "float atomics: a float atom.min/max" || ok
 	finish
 	;;
 driver)
