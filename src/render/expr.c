@@ -802,7 +802,9 @@ static CExpr load(Emitter *E, const Expr *e, int lane)
 static CExpr select_c(Emitter *E, const Expr *e, int lane)
 {
 	CExpr c = arg(E, e, 0, lane), a = arg(E, e, 1, lane), b = arg(E, e, 2, lane);
-	return cx(fmt_str(E->a, "%s ? %s : %s", opnd(E, c, P_LOR), opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND);
+	/* a condition looser than a compare is parenthesised: clang's -Wbitwise-conditional-
+	 * parentheses rejects `x & y ? a : b` under -Werror */
+	return cx(fmt_str(E->a, "%s ? %s : %s", opnd(E, c, P_EQ), opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND);
 }
 
 static CExpr op_c(Emitter *E, const Expr *e, int lane)
