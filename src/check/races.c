@@ -14,6 +14,7 @@
  * none does and the rule is conservative here.
  */
 #include "normal.h"
+#include "conflict_isl.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,9 @@ typedef struct Code {
 	const Mem *coll_mem;   /* the memory whose collision() is cached */
 	const char *coll;
 	const char *coll_why;  /* why collision() could not decide, or NULL */
+	struct isl_ctx *isl;   /* made on first use: the ISL budget of the code (conflict_isl.h) */
+	long tuples_left;      /* the enumeration's budgets, shared by the code's memories */
+	long work_left;
 } Code;
 
 typedef struct Digit {
@@ -368,10 +372,14 @@ static const char *one_thread(Code *c, const Expr *cond)
  * with no value), or past the budgets below: then the rule's verdict stands. */
 
 enum {
-	EXACT_TUPLES = 1 << 21,      /* iteration tuples visited, at most, per memory */
+	EXACT_TUPLES = 1 << 21,      /* iteration tuples visited, at most, per checked code (all
+	                              * its memories together: about 0.2 s) */
 	EXACT_ELEMENTS = 1 << 20,    /* distinct elements written in one run of the code */
+	EXACT_ISL_FROM = 1 << 16,    /* tuples from which ISL is asked first: enumerating costs
+	                              * about 0.5 us a tuple (2^16: 30 ms), an ISL question a few
+	                              * ms at any size (docs/language.md 7.6.5) */
 };
-#define EXACT_WORK 40000000L     /* expression nodes evaluated, at most, per memory */
+#define EXACT_WORK 40000000L     /* expression nodes evaluated, at most, per checked code */
 
 /* An element written in one run of the code: by iteration PVAL (access ACC), and when every
  * write so far is one atomic op (ATOM, AOP), perhaps by a second iteration PVAL2 (HAS2):
@@ -433,6 +441,7 @@ typedef struct Enum {
 	long budget;       /* iteration tuples left */
 	long work;         /* expression nodes left to evaluate */
 	const char *why;   /* set when the question cannot be decided */
+	bool over_budget;  /* ... because a budget ran out */
 	char *found;
 } Enum;
 
@@ -440,6 +449,31 @@ static void undecidable(Enum *en, const char *why)
 {
 	if (!en->why)
 		en->why = why;
+}
+
+static void over_budget(Enum *en, const char *why)
+{
+	if (!en->why)
+		en->over_budget = true;
+	undecidable(en, why);
+}
+
+/* The witness messages, for the enumeration and for ISL alike: iterations PA and PB of the
+ * parallel index both write M[O] (accesses AA and AB), or PA writes what PB reads. */
+static char *both_write(const Code *c, const Mem *m, int64_t pa, int aa, int64_t pb, int ab, int64_t o)
+{
+	int64_t x = pa < pb ? pa : pb, y = pa < pb ? pb : pa;
+	const char *pn = c->psym->name;
+	return fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld] (lines %d and %d)", who(c), pn,
+		       (long long)x, pn, (long long)y, m->name, (long long)o, c->acc[aa].loc.line, c->acc[ab].loc.line);
+}
+
+static char *write_read(const Code *c, const Mem *m, int64_t pw, int aw, int64_t pr, int ar, int64_t o)
+{
+	const char *pn = c->psym->name;
+	return fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld] (line %d), which %s %s=%lld reads (line %d)", who1(c), pn,
+		       (long long)pw, m->name, (long long)o, c->acc[aw].loc.line, who1(c), pn, (long long)pr,
+		       c->acc[ar].loc.line);
 }
 
 static int64_t pvalue(Enum *en)
@@ -460,7 +494,7 @@ static void visit(Enum *en)
 	for (int i = 0; i < ip->n; i++) {
 		int64_t v;
 		if (!eval_int_budget(ip->ifs[i]->cond, &env, &v, &en->work)) {
-			undecidable(en, en->work < 0 ? "more than 4*10^7 expression nodes to evaluate" :
+			(en->work < 0 ? over_budget : undecidable)(en, en->work < 0 ? "more than 4*10^7 expression nodes to evaluate" :
 				    fmt_str(&c->p->arena, "the condition on line %d is not known when checking (it loads "
 					    "memory or uses a value computed at run time)", ip->ifs[i]->loc.line));
 			return;
@@ -470,13 +504,12 @@ static void visit(Enum *en)
 	}
 	int64_t off;
 	if (!eval_int_budget(a->off, &env, &off, &en->work)) {
-		undecidable(en, en->work < 0 ? "more than 4*10^7 expression nodes to evaluate" :
+		(en->work < 0 ? over_budget : undecidable)(en, en->work < 0 ? "more than 4*10^7 expression nodes to evaluate" :
 			    fmt_str(&c->p->arena, "the offset of %s on line %d is not known when checking (it loads memory "
 				    "or uses a value computed at run time)", a->mem->name, a->loc.line));
 		return;
 	}
 	int64_t pv = pvalue(en);
-	const char *pn = c->psym->name;
 	for (int k = 0; k < a->width && !en->found; k++) {
 		int64_t o = (int64_t)(int32_t)(uint32_t)(off + k);
 		Hit *h = table_slot(&en->tab, o);
@@ -485,7 +518,7 @@ static void visit(Enum *en)
 				continue;
 			if (!h->used) {
 				if (en->tab.used >= EXACT_ELEMENTS) {
-					undecidable(en, "more than 2^20 elements written in one run of the code");
+					over_budget(en, "more than 2^20 elements written in one run of the code");
 					return;
 				}
 				table_put(&en->tab, (Hit){ .off = o, .pval = pv, .acc = en->acc, .used = true,
@@ -504,18 +537,12 @@ static void visit(Enum *en)
 			int64_t other = h->pval != pv ? h->pval : h->has2 ? h->pval2 : pv;
 			int oacc = h->pval != pv ? h->acc : h->acc2;
 			h->atom = false;
-			if (other != pv) {
-				int64_t x = other < pv ? other : pv, y = other < pv ? pv : other;
-				en->found = fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld] (lines %d and %d)",
-						    who(c), pn, (long long)x, pn, (long long)y, a->mem->name, (long long)o,
-						    c->acc[oacc].loc.line, a->loc.line);
-			}
+			if (other != pv)
+				en->found = both_write(c, a->mem, other, oacc, pv, en->acc, o);
 		} else if (!a->store && h->used && (h->pval != pv || h->has2)) {
 			int64_t w = h->pval != pv ? h->pval : h->pval2;
 			int wacc = h->pval != pv ? h->acc : h->acc2;
-			en->found = fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld] (line %d), which %s %s=%lld reads (line %d)",
-					    who1(c), pn, (long long)w, a->mem->name, (long long)o,
-					    c->acc[wacc].loc.line, who1(c), pn, (long long)pv, a->loc.line);
+			en->found = write_read(c, a->mem, w, wacc, pv, en->acc, o);
 		}
 	}
 }
@@ -558,7 +585,7 @@ static void enum_loops(Enum *en, Stmt **l, int i, int n)
 		return;
 	if (i == n) {
 		if (--en->budget < 0) {
-			undecidable(en, "more than 2^21 iterations to enumerate");
+			over_budget(en, "more than 2^21 iterations to enumerate");
 			return;
 		}
 		visit(en);
@@ -652,6 +679,80 @@ static void exact_outer(Enum *en, Stmt **l, const bool *used, int i, int n)
 	en->n--;
 }
 
+/* A loop's trip count at most, from its bound's value range; *EXACT cleared when the
+ * bound is not one known value. */
+static double trips(const Stmt *l, bool *exact)
+{
+	Range r = l->value->rng;
+	if (!r.known || r.lo != r.hi)
+		*exact = false;
+	return !r.known ? 2e9 : r.hi > 1 ? (double)r.hi : 1;
+}
+
+/* The most iteration tuples enumerating M's accesses could take (outer loops that USED
+ * marks, then each access's own loops); *EXACT: every bound is one known value, so the
+ * enumeration takes exactly that many. */
+static double tuples_estimate(Code *c, const Mem *m, Stmt **outer, const bool *used, int no, bool *exact)
+{
+	double outer_n = 1, inner = 0;
+	*exact = true;
+	for (int i = 0; i < no; i++)
+		if (used[i])
+			outer_n *= trips(outer[i], exact);
+	for (int j = mbeg(c, m); j < mend(c, m); j++) {
+		Stmt *l[64];
+		int nl = access_loops(c, &c->acc[c->mlist[j]], l, 64);
+		double n = 1;
+		for (int k = 0; k < nl; k++)
+			n *= trips(l[k], exact);
+		inner += n;
+	}
+	return outer_n * inner;
+}
+
+/* The question of collision_of() put to ISL (conflict_isl.c): a witness message, "" for no
+ * collision, NULL (with *WHY) when it cannot decide. */
+static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, const char **why)
+{
+	int n = mend(c, m) - mbeg(c, m);
+	IslAccess *acc = xcalloc((size_t)n + 1, sizeof *acc);
+	Stmt **loops = xmalloc(((size_t)n * 64 + 1) * sizeof *loops);
+	int *at = xmalloc(((size_t)n + 1) * sizeof *at);
+	const char *r = NULL;
+	for (int k = 0; k < n; k++) {
+		int i = c->mlist[mbeg(c, m) + k];
+		const Access *a = &c->acc[i];
+		at[k] = i;
+		acc[k] = (IslAccess){ a->off, a->width, a->store, a->atomic, a->aop, loops + 64 * k, 0,
+				      paths[i].ifs, paths[i].thens, paths[i].n };
+		acc[k].nloops = access_loops(c, a, loops + 64 * k, 64);
+		if (acc[k].nloops < 1) {
+			*why = "loops nested too deep to enumerate";
+			goto out;
+		}
+	}
+	if (!c->isl)
+		c->isl = isl_budget_ctx();
+	IslQuestion q = { c->p, c->isl, outer, no, acc, n };
+	IslPair pair;
+	switch (isl_conflict(&q, &pair, why)) {
+	case ISL_NONE:
+		r = "";
+		break;
+	case ISL_FOUND:
+		r = acc[pair.b].store ? both_write(c, m, pair.pa, at[pair.a], pair.pb, at[pair.b], pair.elem)
+				      : write_read(c, m, pair.pa, at[pair.a], pair.pb, at[pair.b], pair.elem);
+		break;
+	case ISL_UNKNOWN:
+		break;
+	}
+out:
+	free(acc);
+	free(loops);
+	free(at);
+	return r;
+}
+
 static const char *collision_of(Code *c, const Mem *m, const char **why)
 {
 	Enum en;
@@ -661,8 +762,8 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 	en.tab.cap = 1 << 6;
 	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
 	en.tab.slots = xmalloc(en.tab.cap / 2 * sizeof *en.tab.slots);
-	en.budget = EXACT_TUPLES;
-	en.work = EXACT_WORK;
+	en.budget = c->tuples_left;
+	en.work = c->work_left;
 	Stmt *outer[64];
 	int no = 0;
 	for (Stmt *s = c->root->parent; s && !en.why; s = s->parent) {
@@ -687,10 +788,40 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 		for (int j = i + 1; j < no && !used[i]; j++)
 			used[i] = names(outer[j]->value, outer[i]->sym, 0, &budget);
 	}
+	/* Enumerate where that is cheap; past the budget (seen beforehand from the bounds'
+	 * ranges, or found on the way) ask ISL (docs/language.md 7.6).
+	 * UIR_EXACT_ISL=1 asks ISL first at every size, =only asks ISL alone, =0 never: the
+	 * tests and benchmarks compare the two (docs/testing.md). */
+	const char *force = getenv("UIR_EXACT_ISL");
+	bool isl_first = force && (!strcmp(force, "1") || !strcmp(force, "only"));
+	bool no_isl = force && !strcmp(force, "0");
+	bool exact_count;
+	double tuples = en.why ? 0 : tuples_estimate(c, m, outer, used, no, &exact_count);
+	bool big = !en.why && !no_isl && (isl_first || tuples > (double)EXACT_ISL_FROM);
+	const char *iwhy = NULL, *r = NULL;
+	if (big && (r = collision_isl(c, m, outer, no, &iwhy)) != NULL)
+		goto done;
+	if (big && isl_first && !strcmp(force, "only")) {
+		en.why = iwhy;
+		goto done;
+	}
+	if (!en.why && big && exact_count && tuples > (double)c->tuples_left)
+		over_budget(&en, "more than 2^21 iterations to enumerate"); /* known without trying */
 	if (!en.why)
 		exact_outer(&en, outer, used, 0, no);
+	c->tuples_left = en.budget > 0 ? en.budget : 0;
+	c->work_left = en.work > 0 ? en.work : 0;
+	if (en.over_budget && !big && !no_isl && (r = collision_isl(c, m, outer, no, &iwhy)) != NULL)
+		goto done;
+	if (en.over_budget && iwhy)
+		en.why = fmt_str(&c->p->arena, "%s, and %s", en.why, iwhy);
+done:
 	free(en.tab.v);
 	free(en.tab.slots);
+	if (r) {
+		*why = NULL;
+		return r;
+	}
 	*why = en.why;
 	if (en.found)
 		return en.found;
@@ -1005,6 +1136,8 @@ static void code_open(Code *c, UirProgram *p, CheckKind kind, Stmt *root, unsign
 	c->exact = !strict && !(flags & UIR_CHECK_NO_EXACT);
 	c->nc.a = &p->arena;
 	c->nc.code = root;
+	c->tuples_left = EXACT_TUPLES;
+	c->work_left = EXACT_WORK;
 	collect(c, root->body);
 	/* the accesses grouped by memory (a counting sort: linear in the accesses) */
 	int nk = p->nbufs + p->nallocs;
@@ -1039,6 +1172,7 @@ static void code_open(Code *c, UirProgram *p, CheckKind kind, Stmt *root, unsign
 
 static void code_close(Code *c)
 {
+	isl_budget_free(c->isl);
 	free(c->mstart);
 	free(c->mlist);
 	free(c->mstored);

@@ -23,7 +23,7 @@ check)
 	find "$root/tests/programs" -name '*.uir' -exec cp {} "$work/corpus/" \; 2>/dev/null || true
 	# shellcheck disable=SC2086
 	$cc $flags "$root"/src/util/*.c "$root"/src/front/*.c "$root"/src/check/*.c "$root/src/interp/eval_ops.c" \
-	  "$root/src/program.c" "$root/tests/fuzz/fuzz_check.c" -lm -o "$work/fuzz_check"
+	  "$root/src/program.c" "$root/tests/fuzz/fuzz_check.c" $(pkg-config --cflags --libs isl) -lm -o "$work/fuzz_check"
 	opts="-max_len=4096 -timeout=25 -dict=$root/tests/fuzz/uir.dict"
 	;;
 npy)

@@ -2,7 +2,7 @@
 """racediff.py - soundness evidence for `uir check`'s race rules and exact analysis.
 
     racediff.py [--uir UIR] [--seeds A..B | --seeds A.. --time S] [--keep DIR]
-                [--cuda-every N] [--shape NAME] [--log FILE.jsonl] [-v]
+                [--cuda-every N] [--shape NAME] [--log FILE.jsonl] [--isl 1|only] [-v]
 
 For every seed, racegen.py's program is given to `uir check` (static) and to
 `uir run --racecheck --engine interp` (dynamic: E0504 names a real pair when two iterations
@@ -83,8 +83,12 @@ def main(argv):
     ap.add_argument('--timeout', type=float, default=30)
     ap.add_argument('--log', help='one JSON line per seed')
     ap.add_argument('--keep-imprecise', action='store_true', help='also save the imprecise rejections')
+    ap.add_argument("--isl", choices=("1", "only"),
+                    help='1: the exact analysis asks ISL first at every size, not only past enumeration; only: ISL alone (UIR_EXACT_ISL)')
     ap.add_argument('-v', '--verbose', action='store_true')
     a = ap.parse_args(argv)
+    if a.isl:
+        os.environ["UIR_EXACT_ISL"] = a.isl
     uir = os.path.abspath(a.uir)
     first, last = parse_seeds(a.seeds)
     if last is None and a.time is None:

@@ -1,0 +1,56 @@
+/* conflict_isl.h - the exact analysis's question, "can two different iterations of the
+ * parallel index touch one element of a memory, at least one of them writing it?", put to
+ * ISL, the integer set library (Verdoolaege, "isl: An Integer Set Library for the
+ * Polyhedral Model", ICMS 2010; the library under Polly, GCC's Graphite and PPCG) where the
+ * iteration space is too large to enumerate (docs/language.md 7.6, docs/analysis.md). */
+#ifndef UIR_CHECK_CONFLICT_ISL_H
+#define UIR_CHECK_CONFLICT_ISL_H
+
+#include "../uir_internal.h"
+
+/* One access to the memory in question. */
+typedef struct IslAccess {
+	const Expr *off;
+	int width;
+	bool store, atomic;     /* store: a store or an atomic (atomic: an atomic) */
+	AtomicOp aop;
+	Stmt *const *loops;     /* loops[0] is the parallel loop, then the loops down to the access */
+	int nloops;
+	const Stmt *const *ifs; /* the ifs around it inside the parallel loop, and which branch */
+	const bool *thens;
+	int nifs;
+} IslAccess;
+
+typedef struct IslQuestion {
+	UirProgram *p;
+	struct isl_ctx *ctx;    /* from isl_budget_ctx(): one per checked code, whose operation
+	                         * budget all its questions share */
+	Stmt *const *outer;     /* the loops around the parallel loop, outermost first */
+	int nouter;
+	const IslAccess *acc;   /* every access to the memory inside the parallel loop */
+	int nacc;
+} IslQuestion;
+
+/* A colliding pair: the outer loops' values, the two values of the parallel index, the
+ * element, and which accesses (indices into acc; a is a write). */
+typedef struct IslPair {
+	int64_t outer[64];
+	int64_t pa, pb, elem;
+	int a, b;
+} IslPair;
+
+typedef enum { ISL_NONE, ISL_FOUND, ISL_UNKNOWN } IslAnswer;
+
+/* Answers Q. ISL_FOUND fills *PAIR with a real collision (the translation was exact);
+ * ISL_UNKNOWN sets *WHY (in P's arena): an offset that is not quasi-affine in the loop
+ * indices (or loads memory the program stores), a guard or bound that is not and made the
+ * question inexact, or ISL's operation budget. Same-op atomic updates do not collide. */
+IslAnswer isl_conflict(const IslQuestion *q, IslPair *pair, const char **why);
+
+/* A new ISL context with the operation budget of one checked code (ISL_MAX_OPERATIONS
+ * operations in all, so that no checked code takes more than a fraction of a second in
+ * ISL, on any machine, with the same verdict); free with isl_budget_free(). */
+struct isl_ctx *isl_budget_ctx(void);
+void isl_budget_free(struct isl_ctx *ctx);
+
+#endif
