@@ -1,7 +1,7 @@
 /* main.c - the `uir` command: dispatches to a subcommand (docs/commands.md). */
 #include "uir_internal.h"
 #include "cli/cli.h"
-#include "test/runner.h"
+#include "runner/runner.h"
 #include "util/escape.h"
 #include <getopt.h>
 #include <stdarg.h>

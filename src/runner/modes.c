@@ -13,7 +13,7 @@
  * To add a mode (GPU timing, `--cuda-docker`, `--ptx`): add its steps to UtStep, a case to
  * ut_step_argv() and ut_step_judge(), and one row to the mode table.
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <dirent.h>
 #include <errno.h>
