@@ -373,7 +373,7 @@ bool stmts_load_mem(const Stmt *s, const Mem *m);
 
 /* ---- cost.c: the work and code size of a program ---- */
 /* The work statement list S executes, in units of one op, load, store or loop iteration
- * (`run --engine auto`, engine.c), loops with a non-literal bound counted as
+ * (`run --engine auto`, cli/engine.c), loops with a non-literal bound counted as
  * UIR_UNKNOWN_TRIPS iterations. */
 double stmts_work(const Stmt *s);
 #define UIR_UNKNOWN_TRIPS 1000.0

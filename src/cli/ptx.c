@@ -13,7 +13,7 @@
 #include "../uir_internal.h"
 #include "cli.h"
 #include "../util/escape.h"
-#include "../llvm/engine.h"
+#include "engine.h"
 #include "../interp/buffers.h"
 #include "../runner/ptx_driver.h"
 #include "uir_print.h"

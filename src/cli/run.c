@@ -12,7 +12,7 @@
 #include "../util/escape.h"
 #include "../interp/buffers.h"
 #include "../interp/interp.h"
-#include "../llvm/engine.h"
+#include "engine.h"
 #include "uir_npy.h"
 #include "uir_print.h"
 #include <errno.h>

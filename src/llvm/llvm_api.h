@@ -1,9 +1,9 @@
 /* llvm_api.h - the interface between the `uir` executable and the LLVM back end.
  *
- * The back end (src/llvm except engine.c, linked with LLVM) is a shared module,
- * uir-llvm.so, that the executable loads with dlopen() on first use (engine.c), so that
- * commands which need no LLVM do not pay for loading it. The module exports one symbol, uir_llvm_api(), that
- * returns the table below. Both sides are built from this header in one build; the
+ * The back end (src/llvm, linked with LLVM) is a shared module, uir-llvm.so, that the
+ * executable loads with dlopen() on first use (src/cli/engine.c), so that commands which
+ * need no LLVM do not pay for loading it. The module exports one symbol, uir_llvm_api(),
+ * that returns the table below. Both sides are built from this header in one build; the
  * version field guards against a stale module left next to a newer executable.
  */
 #ifndef UIR_LLVM_API_H

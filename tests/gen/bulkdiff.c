@@ -20,7 +20,7 @@
  */
 #include "uir_internal.h"
 #include "interp/buffers.h"
-#include "llvm/engine.h"
+#include "cli/engine.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

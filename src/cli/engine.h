@@ -5,10 +5,10 @@
  * uir-llvm.so, is loaded with dlopen() only when a command needs it (uir_llvm_load()), so
  * `uir check` and small `uir run`s start fast.
  */
-#ifndef UIR_LLVM_ENGINE_H
-#define UIR_LLVM_ENGINE_H
+#ifndef UIR_CLI_ENGINE_H
+#define UIR_CLI_ENGINE_H
 
-#include "llvm_api.h"
+#include "../llvm/llvm_api.h"
 
 typedef enum { UIR_ENGINE_AUTO, UIR_ENGINE_JIT, UIR_ENGINE_INTERP } UirEngine;
 
