@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "../util/escape.h"
 #include "engine.h"
-#include "../interp/buffers.h"
+#include "buffers.h"
 #include "../runner/ptx_driver.h"
 #include "uir_print.h"
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include "../uir_internal.h"
 #include "cli.h"
 #include "../util/escape.h"
-#include "../interp/buffers.h"
+#include "buffers.h"
 #include "../interp/interp.h"
 #include "engine.h"
 #include "uir_npy.h"
