@@ -14,9 +14,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* ---- alloc.c: internal errors, memory that must not fail ---- */
 /* An internal bug: report and exit 70 (never a bare assert, which NDEBUG removes). */
 #define unreachable() uir_internal_error(__FILE__, __LINE__, "unreachable")
 _Noreturn void uir_internal_error(const char *file, int line, const char *what);
+void *xmalloc(size_t n);                         /* malloc or exit 70 */
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
 
 typedef struct Loc { int line, col; } Loc;
 
@@ -26,9 +30,6 @@ typedef struct Arena { ArenaBlock *head; } Arena;
 void *arena_alloc(Arena *a, size_t n);          /* zeroed; never NULL (exits 70 on OOM) */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
-void *xmalloc(size_t n);                         /* malloc or exit 70 */
-void *xcalloc(size_t n, size_t m);
-void *xrealloc(void *p, size_t n);
 
 /* ---- ops.c: the op table (X-macro), one row per op ---- */
 /* Operand classes an op accepts. */
