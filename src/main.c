@@ -61,38 +61,6 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	return usage_error(cmd, "unknown option '%s' (see 'uir %s --help')", opt, cmd);
 }
 
-int cmd_check(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "strict", no_argument, NULL, 's' },
-		{ "no-exact", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned flags = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': flags |= UIR_CHECK_STRICT; break;
-		case 'x': flags |= UIR_CHECK_NO_EXACT; break;
-		case 'h':
-			printf("usage: uir check [--strict] [--no-exact] FILE\n");
-			return 0;
-		default: return cli_bad_option("check", c, argv);
-		}
-	}
-	if (argc - optind != 1)
-		return usage_error("check", "expected one FILE");
-	UirProgram *p = uir_load(argv[optind], stderr);
-	if (!p)
-		return UIR_EXIT_ERROR;
-	int n = uir_check(p, flags, stderr);
-	uir_free(p);
-	return n ? UIR_EXIT_ERROR : UIR_EXIT_OK;
-}
-
 static int cmd_test(int argc, char **argv)
 {
 	char self[4096];

@@ -5,10 +5,10 @@
 
 #include <stdio.h>
 
-int cmd_check(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_llvm(int argc, char **argv);    /* src/cli/llvm.c */
-int cmd_compile(int argc, char **argv); /* src/cli/llvm.c */
+int cmd_check(int argc, char **argv);       /* src/cli/check.c */
+int cmd_run(int argc, char **argv);         /* src/cli/run.c */
+int cmd_llvm(int argc, char **argv);        /* src/cli/llvm.c */
+int cmd_compile(int argc, char **argv);     /* src/cli/llvm.c */
 int cmd_render(int argc, char **argv);      /* src/cli/render.c */
 int cmd_render_cuda(int argc, char **argv); /* src/cli/render.c */
 int cmd_ptx(int argc, char **argv);         /* src/cli/ptx.c */
