@@ -18,12 +18,13 @@ int cmd_ptx(int argc, char **argv);         /* src/cli/ptx.c */
  */
 void cli_print_buffer(FILE *f, const struct Mem *m, const void *d);
 
-/* Prints `uir: message` for bad usage and returns UIR_EXIT_USAGE. */
+/* Prints `uir CMD: message` (`uir: message` when CMD is NULL) for bad usage and returns
+ * UIR_EXIT_USAGE. src/cli/usage.c. */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The usage error of getopt_long()'s result C (':' a missing value, else an unknown option;
  * call it after optstring ":" and opterr = 0) for subcommand CMD, ARGV as given to it.
- * Returns UIR_EXIT_USAGE. src/main.c. */
+ * Returns UIR_EXIT_USAGE. src/cli/usage.c. */
 int cli_bad_option(const char *cmd, int c, char **argv);
 
 #endif
