@@ -1,13 +1,8 @@
 /* main.c - the `uir` command: dispatches to a subcommand (docs/commands.md). */
 #include "uir_internal.h"
 #include "cli/cli.h"
-#include "runner/runner.h"
 #include "util/escape.h"
-#include <getopt.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
 	"usage: uir COMMAND [OPTIONS] FILE\n"
@@ -23,16 +18,6 @@ static const char usage[] =
 	"  test PATH...          run test programs (see docs/testing.md)\n"
 	"\n"
 	"`uir COMMAND --help` lists a command's options; docs/commands.md has them all.\n";
-
-static int cmd_test(int argc, char **argv)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return usage_error("test", "cannot find the uir executable");
-	self[n] = 0;
-	return uir_test_main(argc - 1, argv + 1, self);
-}
 
 static const struct {
 	const char *name;

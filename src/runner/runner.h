@@ -1,7 +1,7 @@
 /* runner.h - the entry point of `uir test`, the test runner (docs/testing.md).
  *
- * src/main.c calls uir_test_main() for the command `uir test`. Everything else of the runner
- * is private to src/runner/ (see runner_int.h).
+ * src/cli/test.c calls uir_test_main() for the command `uir test`. Everything else of the
+ * runner is private to src/runner/ (see runner_int.h).
  */
 #ifndef UIR_RUNNER_H
 #define UIR_RUNNER_H
