@@ -233,7 +233,6 @@ struct Stmt {
 	/* ST_IF */
 	Expr *cond;
 	Stmt *then_, *else_;
-	bool in_else;      /* (for children) unused */
 	/* filled by check */
 	int phase;         /* local loops: phase number in its kernel */
 	Stmt *kernel;      /* local loops: their global loop */
