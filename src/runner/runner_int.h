@@ -222,7 +222,7 @@ typedef struct UtTest {
 	char *path;
 	UtSpec spec;
 	unsigned plan;         /* bit (1 << UtStep) for each step to run */
-	UtBuf notes;           /* parts not run because uir lacks them ("; "-separated) */
+	UtBuf notes;           /* parts not run because uir lacks them: the JIT ("; "-separated) */
 	UtBuf skips;           /* parts not run because a tool is missing ("; "-separated) */
 	char *fail;            /* malloc'd: why it failed, or NULL */
 	UtBuf detail;          /* the failing step's command and outputs, for -v and JUnit */
