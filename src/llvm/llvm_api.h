@@ -27,7 +27,8 @@ typedef struct UirJitOptions {
 
 /* Where the time of a JIT run went, in milliseconds. */
 typedef struct UirJitTimes {
-	double load_ms;  /* loading the module (filled by loader.c) */
+	double load_ms;  /* loading the module: not filled by the module, which is loaded before
+	                  * it runs; uir_llvm_load() (src/cli/engine.c) measures that */
 	double lower_ms; /* syntax tree to LLVM IR */
 	double opt_ms;   /* the pass pipeline */
 	double jit_ms;   /* machine code generation and linking */
