@@ -171,7 +171,10 @@ struct Sym {
 	Loc loc;
 	Stmt *def;    /* the let or loop statement */
 	Mem *mem;     /* SYM_MEM */
-	int slot;     /* frame slot of a let or loop index (interp) */
+	int slot;     /* lets and loop indices: a number of its own, 0 .. nslots - 1 in order of
+	               * definition (parse.c), never reused; the index of every per-name table:
+	               * the interpreter's registers (compile.c), ranges.c, the LLVM lowering,
+	               * the renderers' names */
 	UirType ty;   /* value type of a let (loop index: i32) */
 	int lanes;
 	const char *key; /* loops: identity in normal forms (check/normal.c, docs/language.md 7.2.3) */
@@ -261,7 +264,7 @@ struct UirProgram {
 	Stmt *top;             /* top-level statements, declarations included */
 	Mem **bufs; int nbufs;
 	Mem **allocs; int nallocs;
-	int nslots;            /* frame slots of lets and loop indices */
+	int nslots;            /* lets and loop indices, numbered by Sym.slot */
 	FILE *err;
 	char first_code[8];
 	int nerrors;
