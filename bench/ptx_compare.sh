@@ -126,7 +126,7 @@ these reasons:
 
 * **Bounds checks.** render-cuda guards every offset it cannot prove in bounds with
   `uir_at` (a compare, a call that records the fault, a select). The NVPTX path uses the
-  CPU back end's range analysis (src/llvm/range.c), which also knows the thread index is
+  checker's value ranges (src/check/ranges.c, docs/analysis.md), which also know the thread index is
   below the block size, the block index below the grid, and what an enclosing `if` says
   (`if (ge t d)` makes `t - d` non-negative), so in scans no check survives at all:
   scan_block_128 and prefix_sum_block have about 60% fewer SASS instructions.

@@ -1,6 +1,10 @@
-/* cost.c - what a program costs: the work it executes (for `run --engine auto`) and the size
- * of the code it compiles to, with the one rule that decides which `unroll` loops are
- * unrolled (the JIT, `ptx` and `render` all follow unroll_fits()). See uir_internal.h. */
+/* cost.c - what a program costs, in units of one op, load, store or loop iteration: the work
+ * it executes and the size of the code it compiles to, which `run --engine auto` weighs
+ * against each other (engine_auto_jit(), src/cli/engine.c); and unroll_fits(), the one rule
+ * that decides which `unroll` loops are unrolled. The LLVM lowering follows it (lower.c: the
+ * JIT, `llvm`, `compile`, and `ptx`, whose kernels are lowered by the same code), and so do
+ * both renderers (render/stmt.c: `render` and `render-cuda`, which past the budget emit a
+ * loop with an unroll hint); the interpreter unrolls nothing. See uir_internal.h. */
 #include "uir_internal.h"
 
 /* Ops of expression E (loads count as ops; names and literals as nothing); with CODE, an

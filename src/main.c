@@ -1,13 +1,8 @@
 /* main.c - the `uir` command: dispatches to a subcommand (docs/commands.md). */
 #include "uir_internal.h"
 #include "cli/cli.h"
-#include "test/runner.h"
 #include "util/escape.h"
-#include <getopt.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage[] =
 	"usage: uir COMMAND [OPTIONS] FILE\n"
@@ -23,85 +18,6 @@ static const char usage[] =
 	"  test PATH...          run test programs (see docs/testing.md)\n"
 	"\n"
 	"`uir COMMAND --help` lists a command's options; docs/commands.md has them all.\n";
-
-int usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "uir%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-	va_start(ap, fmt);
-	uir_veprintf(stderr, fmt, ap); /* the user's words: control bytes as '?' */
-	va_end(ap);
-	fputc('\n', stderr);
-	return UIR_EXIT_USAGE;
-}
-
-/* The option getopt_long() just rejected, as written: a long option is the word before
- * optind ("--bogus", "--hash=1"); a short one is "-z", whether or not getopt has left its
- * word (in "-zq" it stops at 'z' with optind still on the word, so the word before optind
- * is another one, the command's name for `run -zq`). optopt is 0 for an unknown long
- * option and the option's letter (or its long form's val) otherwise. */
-static const char *rejected_option(char **argv, char buf[3])
-{
-	const char *prev = argv[optind - 1], *cur = argv[optind];
-	bool in_group = cur && cur[0] == '-' && cur[1] && cur[1] != '-' && strchr(cur + 1, optopt);
-	if (optopt == 0 || (!strncmp(prev, "--", 2) && !in_group))
-		return prev;
-	buf[0] = '-';
-	buf[1] = (char)optopt;
-	buf[2] = 0;
-	return buf;
-}
-
-int cli_bad_option(const char *cmd, int c, char **argv)
-{
-	char buf[3];
-	const char *opt = rejected_option(argv, buf);
-	if (c == ':')
-		return usage_error(cmd, "%s needs a value (see 'uir %s --help')", opt, cmd);
-	return usage_error(cmd, "unknown option '%s' (see 'uir %s --help')", opt, cmd);
-}
-
-int cmd_check(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "strict", no_argument, NULL, 's' },
-		{ "no-exact", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	unsigned flags = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': flags |= UIR_CHECK_STRICT; break;
-		case 'x': flags |= UIR_CHECK_NO_EXACT; break;
-		case 'h':
-			printf("usage: uir check [--strict] [--no-exact] FILE\n");
-			return 0;
-		default: return cli_bad_option("check", c, argv);
-		}
-	}
-	if (argc - optind != 1)
-		return usage_error("check", "expected one FILE");
-	UirProgram *p = uir_load(argv[optind], stderr);
-	if (!p)
-		return UIR_EXIT_ERROR;
-	int n = uir_check(p, flags, stderr);
-	uir_free(p);
-	return n ? UIR_EXIT_ERROR : UIR_EXIT_OK;
-}
-
-static int cmd_test(int argc, char **argv)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return usage_error("test", "cannot find the uir executable");
-	self[n] = 0;
-	return uir_test_main(argc - 1, argv + 1, self);
-}
 
 static const struct {
 	const char *name;

@@ -14,9 +14,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* ---- alloc.c: internal errors, memory that must not fail ---- */
 /* An internal bug: report and exit 70 (never a bare assert, which NDEBUG removes). */
 #define unreachable() uir_internal_error(__FILE__, __LINE__, "unreachable")
 _Noreturn void uir_internal_error(const char *file, int line, const char *what);
+void *xmalloc(size_t n);                         /* malloc or exit 70 */
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
 
 typedef struct Loc { int line, col; } Loc;
 
@@ -26,9 +30,6 @@ typedef struct Arena { ArenaBlock *head; } Arena;
 void *arena_alloc(Arena *a, size_t n);          /* zeroed; never NULL (exits 70 on OOM) */
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
-void *xmalloc(size_t n);                         /* malloc or exit 70 */
-void *xcalloc(size_t n, size_t m);
-void *xrealloc(void *p, size_t n);
 
 /* ---- ops.c: the op table (X-macro), one row per op ---- */
 /* Operand classes an op accepts. */
@@ -170,7 +171,10 @@ struct Sym {
 	Loc loc;
 	Stmt *def;    /* the let or loop statement */
 	Mem *mem;     /* SYM_MEM */
-	int slot;     /* frame slot of a let or loop index (interp) */
+	int slot;     /* lets and loop indices: a number of its own, 0 .. nslots - 1 in order of
+	               * definition (parse.c), never reused; the index of every per-name table:
+	               * the interpreter's registers (compile.c), ranges.c, the LLVM lowering,
+	               * the renderers' names */
 	UirType ty;   /* value type of a let (loop index: i32) */
 	int lanes;
 	const char *key; /* loops: identity in normal forms (check/normal.c, docs/language.md 7.2.3) */
@@ -232,7 +236,6 @@ struct Stmt {
 	/* ST_IF */
 	Expr *cond;
 	Stmt *then_, *else_;
-	bool in_else;      /* (for children) unused */
 	/* filled by check */
 	int phase;         /* local loops: phase number in its kernel */
 	Stmt *kernel;      /* local loops: their global loop */
@@ -275,7 +278,7 @@ struct UirProgram {
 	Stmt *top;             /* top-level statements, declarations included */
 	Mem **bufs; int nbufs;
 	Mem **allocs; int nallocs;
-	int nslots;            /* frame slots of lets and loop indices */
+	int nslots;            /* lets and loop indices, numbered by Sym.slot */
 	FILE *err;
 	char first_code[8];
 	int nerrors;
@@ -387,7 +390,7 @@ bool stmts_load_mem(const Stmt *s, const Mem *m);
 
 /* ---- cost.c: the work and code size of a program ---- */
 /* The work statement list S executes, in units of one op, load, store or loop iteration
- * (`run --engine auto`, engine.c), loops with a non-literal bound counted as
+ * (`run --engine auto`, cli/engine.c), loops with a non-literal bound counted as
  * UIR_UNKNOWN_TRIPS iterations. */
 double stmts_work(const Stmt *s);
 #define UIR_UNKNOWN_TRIPS 1000.0

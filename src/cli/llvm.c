@@ -1,6 +1,6 @@
 /* llvm.c - the commands `uir llvm` (print the LLVM IR that `run` executes) and
  * `uir compile` (an object file exporting `kernel`), both through the LLVM back end,
- * which is loaded on first use (src/llvm/engine.h).
+ * which is loaded on first use (engine.h).
  *
  *   uir llvm [-O0|-O3] [--no-bounds-check] [--cpu CPU] FILE
  *   uir compile FILE -o OUT [--emit obj|asm|llvm] [--no-bounds-check] [--cpu CPU]
@@ -8,7 +8,7 @@
 #include "../uir_internal.h"
 #include "cli.h"
 #include "../util/escape.h"
-#include "../llvm/engine.h"
+#include "engine.h"
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>

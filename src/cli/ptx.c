@@ -6,16 +6,16 @@
  *
  * Loads and checks FILE (errors: the diagnostics, exit 1); a valid program not in kernel
  * form exits 2 with one line `invalid: REASON` and prints nothing, as render-cuda does.
- * --run runs the PTX on the GPU through the CUDA driver API (src/test/ptx_driver.c) and
+ * --run runs the PTX on the GPU through the CUDA driver API (src/runner/ptx_driver.c) and
  * prints every buffer as `run` does (a recorded fault: run's E0601, exit 1); without a
  * driver or device it exits 64 with "no CUDA driver" / "no CUDA device".
  */
 #include "../uir_internal.h"
 #include "cli.h"
 #include "../util/escape.h"
-#include "../llvm/engine.h"
-#include "../interp/buffers.h"
-#include "../test/ptx_driver.h"
+#include "engine.h"
+#include "buffers.h"
+#include "../runner/ptx_driver.h"
 #include "uir_print.h"
 #include <errno.h>
 #include <getopt.h>

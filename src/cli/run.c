@@ -10,9 +10,9 @@
 #include "../uir_internal.h"
 #include "cli.h"
 #include "../util/escape.h"
-#include "../interp/buffers.h"
+#include "buffers.h"
 #include "../interp/interp.h"
-#include "../llvm/engine.h"
+#include "engine.h"
 #include "uir_npy.h"
 #include "uir_print.h"
 #include <errno.h>

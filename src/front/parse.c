@@ -621,6 +621,11 @@ static Stmt *if_stmt(Parser *ps)
 	return s;
 }
 
+/* stmt := decl | 'let' NAME '=' expr | ('store' | 'store.K') MEM arg arg
+ *       | 'atomic.OP' MEM arg arg | 'loop' NAME arg [AXIS] block | if
+ * AXIS := 'unroll' | 'thread' | 'global' | 'local'; MEM names a buffer or an alloc; OP is
+ * add, min or max (another is E0202, in types.c). A loop or an if ends at its '}', any other
+ * statement at a line break, before '}' or at the end of the file (end_stmt()). */
 static Stmt *stmt(Parser *ps)
 {
 	Token t = ps->tok;

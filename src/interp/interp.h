@@ -1,6 +1,6 @@
 /* interp.h - the reference interpreter (docs/language.md sections 4 and 5): runs a checked
  * program sequentially, exactly as docs/language.md 4.5 defines every op, over buffers set up
- * by buffers.h. */
+ * by src/cli/buffers.h. */
 #ifndef UIR_INTERP_H
 #define UIR_INTERP_H
 

@@ -1,9 +1,9 @@
 /* llvm_api.h - the interface between the `uir` executable and the LLVM back end.
  *
- * The back end (src/llvm except engine.c, linked with LLVM) is a shared module,
- * uir-llvm.so, that the executable loads with dlopen() on first use (engine.c), so that
- * commands which need no LLVM do not pay for loading it. The module exports one symbol, uir_llvm_api(), that
- * returns the table below. Both sides are built from this header in one build; the
+ * The back end (src/llvm, linked with LLVM) is a shared module, uir-llvm.so, that the
+ * executable loads with dlopen() on first use (src/cli/engine.c), so that commands which
+ * need no LLVM do not pay for loading it. The module exports one symbol, uir_llvm_api(),
+ * that returns the table below. Both sides are built from this header in one build; the
  * version field guards against a stale module left next to a newer executable.
  */
 #ifndef UIR_LLVM_API_H
@@ -27,7 +27,8 @@ typedef struct UirJitOptions {
 
 /* Where the time of a JIT run went, in milliseconds. */
 typedef struct UirJitTimes {
-	double load_ms;  /* loading the module (filled by loader.c) */
+	double load_ms;  /* loading the module: not filled by the module, which is loaded before
+	                  * it runs; uir_llvm_load() (src/cli/engine.c) measures that */
 	double lower_ms; /* syntax tree to LLVM IR */
 	double opt_ms;   /* the pass pipeline */
 	double jit_ms;   /* machine code generation and linking */

@@ -1,7 +1,7 @@
 /* lower.c - a checked program to an LLVM module: statements, memory, functions and
  * parallel loops (expressions are in lower_ops.c).
  *
- *   i64 @uir_kernel(ptr noalias %b0, ...)      (renamed `kernel` by module.c)
+ *   i64 @uir_kernel(ptr noalias %b0, ...)      (renamed `kernel` by jit.c)
  *
  * runs the program and returns 0 or a fault code (lower.h). Loops are real loops over an
  * i32 phi; `unroll` loops are unrolled here; `local` loops are plain loops, so the phases

@@ -1,6 +1,6 @@
 /* lower.h - the inside of the LLVM back end: lowering a checked program to an LLVM module
  * (lower.c, lower_ops.c; value ranges, no-wrap and in-bounds facts come from
- * check/ranges.c), and the fault codes shared by the lowering, the JIT driver and the object writer (module.c).
+ * check/ranges.c), and the fault codes shared by the lowering, the JIT driver and the object writer (jit.c).
  *
  * The lowered module defines
  *
@@ -49,7 +49,7 @@ typedef struct Lowered {
  * owns out->mod and frees out->sites. */
 bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out);
 
-/* ---- module.c: fault messages ---- */
+/* ---- jit.c: fault messages ---- */
 
 /* Prints the E0601 diagnostic of fault CODE (nonzero) exactly as the interpreter does,
  * or the out-of-memory error, on p->err. */

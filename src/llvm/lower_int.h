@@ -62,7 +62,7 @@ LLVMTypeRef mem_type(L *l, UirType t);
 LLVMValueRef call_intrinsic(L *l, const char *name, LLVMTypeRef *tys, int ntys, LLVMValueRef *args, int nargs);
 /* Names V after a program name when V is an unnamed instruction. */
 void name_value(LLVMValueRef v, const char *name);
-/* module.c: gives every defined function of M the target-cpu and target-features of TM
+/* jit.c: gives every defined function of M the target-cpu and target-features of TM
  * (used by the CPU and the NVPTX paths). */
 void set_target_attrs(LLVMModuleRef m, LLVMTargetMachineRef tm);
 

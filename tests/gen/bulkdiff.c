@@ -19,8 +19,8 @@
  * tests/gen/bulk.py generates the programs and runs this in batches (tests/gen/README.md).
  */
 #include "uir_internal.h"
-#include "interp/buffers.h"
-#include "llvm/engine.h"
+#include "cli/buffers.h"
+#include "cli/engine.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>

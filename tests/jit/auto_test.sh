@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# auto_test.sh - which engine `uir run --engine auto` picks (src/llvm/engine.c,
+# auto_test.sh - which engine `uir run --engine auto` picks (src/cli/engine.c,
 # engine_auto_jit()): the engine named by `--time`, and the same output as the interpreter.
 #
 #   tests/jit/auto_test.sh UIR

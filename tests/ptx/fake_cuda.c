@@ -1,5 +1,5 @@
 /* fake_cuda.c - a stand-in libcuda.so.1 for testing `uir ptx --run`'s plumbing
- * (src/test/ptx_driver.c) on machines without a GPU: device memory is host memory, a
+ * (src/runner/ptx_driver.c) on machines without a GPU: device memory is host memory, a
  * module is the PTX text (it must contain ".entry NAME(" for cuModuleGetFunction), and a
  * launch runs nothing but appends "launch NAME grid block nparams" to $FAKE_CUDA_LOG. The
  * global uir_fault reads as $FAKE_CUDA_FAULT (a number, default 0). So the buffers come

@@ -15,7 +15,7 @@
 # code is not instrumented either.
 #
 # --ci: the subset CI runs, short tests where uir itself does most of the work: unit-check
-# unit-runtime cli runner jit-pool jit-auto jit-programs jit-aot ptx-cli spec-examples.
+# unit-runtime unit-ranges cli runner jit-pool jit-auto jit-programs jit-aot ptx-cli.
 # Left out: programs (3.5 minutes under ASan on the idle machine, 24 on a loaded one),
 # the fuzz smoke tests (their targets are built with ASan+UBSan by clang in the normal
 # suite anyway), gen-ci, gen-bulk*, jit-vs-interp (10 minutes) and jit-fuzz-ops (the JIT
@@ -66,8 +66,8 @@ ninja -C "$build"
 : "${LSAN_OPTIONS:=use_tls=0:print_suppressions=0:suppressions=$here/lsan.supp}"
 export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
 if [ $# -eq 0 ] && [ $ci -eq 1 ]; then
-	want="unit-check unit-runtime cli runner jit-pool jit-auto jit-programs jit-aot ptx-cli
-	  spec-examples"
+	want="unit-check unit-runtime unit-ranges cli runner jit-pool jit-auto jit-programs jit-aot
+	  ptx-cli"
 	set --
 	for t in $(meson test -C "$build" --list 2>/dev/null | sed -n 's/^uir[^ ]* \/ //p'); do
 		case " $(echo $want) " in *" $t "*) set -- "$@" "$t" ;; esac

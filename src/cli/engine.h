@@ -5,10 +5,10 @@
  * uir-llvm.so, is loaded with dlopen() only when a command needs it (uir_llvm_load()), so
  * `uir check` and small `uir run`s start fast.
  */
-#ifndef UIR_LLVM_ENGINE_H
-#define UIR_LLVM_ENGINE_H
+#ifndef UIR_CLI_ENGINE_H
+#define UIR_CLI_ENGINE_H
 
-#include "llvm_api.h"
+#include "../llvm/llvm_api.h"
 
 typedef enum { UIR_ENGINE_AUTO, UIR_ENGINE_JIT, UIR_ENGINE_INTERP } UirEngine;
 
@@ -42,18 +42,10 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 /* Prints the breakdown of T on F, one line: `time: parse+check 0.4 ms, ...`. */
 void engine_print_times(FILE *f, const UirRunTimes *t);
 
-/* The estimated work of P: the ops, loads, stores and loop iterations it executes,
- * counting loops with a non-literal bound as UIR_AUTO_UNKNOWN_TRIPS iterations. */
-double engine_estimate(const UirProgram *p);
-
-/* The size of the code P compiles to, in the same units (ops, loads, stores, loops), each
- * `unroll` loop that is unrolled (unroll_fits()) counted as BOUND copies of its body and
- * every other loop once. */
-double engine_code_size(const UirProgram *p);
-
-/* Whether `--engine auto` JIT-compiles P: when its estimated work is above
- * UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP * engine_code_size(P), the break-even point
- * measured in docs/llvm.md. The interpreter runs about 5.5e8 units a second of CPU on
+/* Whether `--engine auto` JIT-compiles P: when its estimated work (stmts_work() of its
+ * statements, src/cost.c) is above UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP times the size
+ * of the code it compiles to (stmts_code_size()), the break-even point measured in
+ * docs/llvm.md. The interpreter runs about 5.5e8 units a second of CPU on
  * scalar code; a JIT run costs about 55 ms of CPU before the kernel starts for a small
  * program (loading the back end, optimising, generating code), which the interpreter
  * spends on about 3e7 units, plus about 0.05 ms per unit of code (the O3 pipeline and
@@ -63,7 +55,6 @@ double engine_code_size(const UirProgram *p);
 bool engine_auto_jit(const UirProgram *p);
 #define UIR_AUTO_JIT_ABOVE 3e7
 #define UIR_AUTO_JIT_PER_OP 2.75e4
-#define UIR_AUTO_UNKNOWN_TRIPS UIR_UNKNOWN_TRIPS
 
 /* Loads the LLVM back end (once). Returns its table, or NULL with the reason in
  * uir_llvm_error(). *MS (may be NULL) gets the time the load took. */

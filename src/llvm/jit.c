@@ -1,6 +1,7 @@
-/* module.c - the LLVM back end's entry points (llvm_api.h): build the module of a checked
- * program, optimise it for the host CPU, and either JIT-compile and run it (ORC LLJIT,
- * the entry point called through libffi), print it, or write an object file.
+/* jit.c - the JIT driver, the LLVM back end's entry points (llvm_api.h): build the module
+ * of a checked program, optimise it for the host CPU, and either JIT-compile and run it
+ * (ORC LLJIT, the entry point called through libffi), print it, or write an object file;
+ * and the fault messages of the compiled code.
  *
  * Exactness: the module is optimised by the new pass manager's default<O3> pipeline, which
  * never reassociates or contracts float ops that carry no fast-math flags (the lowering

@@ -3,7 +3,7 @@
  *   uir ptx --run [--time] FILE
  *
  * which runs the kernels' PTX (LLVM's NVPTX back end) on the GPU through the CUDA driver
- * API (src/test/ptx_driver.c) and prints every buffer: its output must be run's, bit for
+ * API (src/runner/ptx_driver.c) and prints every buffer: its output must be run's, bit for
  * bit (as rendered CUDA's must). For `# cuda speed` tests the kernels' time is reported
  * next to the test's CUDA result ("ptx: 0.12 ms"). Where libcuda.so.1 or a device is
  * missing the step is skipped with the reason ("ptx: no CUDA driver ..."), decided once
@@ -11,7 +11,7 @@
  *
  * Kept apart from modes.c, which calls in at four places (plan, argv, judge, name).
  */
-#include "test_int.h"
+#include "runner_int.h"
 #include "ptx_driver.h"
 #include <stdlib.h>
 #include <string.h>

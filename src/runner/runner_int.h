@@ -1,4 +1,4 @@
-/* test_int.h - the private declarations of the test runner (src/test/), grouped by the file
+/* runner_int.h - the private declarations of the test runner (src/runner/), grouped by the file
  * that owns them.
  *
  * The pipeline: collect.c finds the test files; directives.c reads each file's directives
@@ -7,8 +7,8 @@
  * expect.c compares `run`'s output with the `# expect` lines; runner.c schedules the tests
  * and reports; junit.c writes the JUnit XML.
  */
-#ifndef UIR_TEST_INT_H
-#define UIR_TEST_INT_H
+#ifndef UIR_RUNNER_INT_H
+#define UIR_RUNNER_INT_H
 
 #if !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L
@@ -222,7 +222,7 @@ typedef struct UtTest {
 	char *path;
 	UtSpec spec;
 	unsigned plan;         /* bit (1 << UtStep) for each step to run */
-	UtBuf notes;           /* parts not run because uir lacks them ("; "-separated) */
+	UtBuf notes;           /* parts not run because uir lacks them: the JIT ("; "-separated) */
 	UtBuf skips;           /* parts not run because a tool is missing ("; "-separated) */
 	char *fail;            /* malloc'd: why it failed, or NULL */
 	UtBuf detail;          /* the failing step's command and outputs, for -v and JUnit */

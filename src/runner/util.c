@@ -1,7 +1,7 @@
 /* util.c - small helpers of the test runner: allocation that never returns NULL, growable
  * byte buffers, formatted strings, the clock.
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * searched recursively for them (docs/testing.md, "Which files are tests"). Everything else in a
  * folder (`*.ref.cu`, `.npy` inputs, notes) is skipped, and so are names that start with a dot.
  */
-#include "test_int.h"
+#include "runner_int.h"
 #include "../util/files.h"
 
 #include <dirent.h>

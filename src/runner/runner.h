@@ -1,10 +1,10 @@
 /* runner.h - the entry point of `uir test`, the test runner (docs/testing.md).
  *
- * src/main.c calls uir_test_main() for the command `uir test`. Everything else of the runner
- * is private to src/test/ (see test_int.h).
+ * src/cli/test.c calls uir_test_main() for the command `uir test`. Everything else of the
+ * runner is private to src/runner/ (see runner_int.h).
  */
-#ifndef UIR_TEST_RUNNER_H
-#define UIR_TEST_RUNNER_H
+#ifndef UIR_RUNNER_H
+#define UIR_RUNNER_H
 
 /* Runs `uir test`. ARGV holds the ARGC arguments that follow the word `test` (options and
  * paths; ARGV[0] is the first of them, not a program name). SELF_EXE is a path of the `uir`

@@ -1,8 +1,9 @@
 /* buffers.h - a program's buffers in memory: allocation, INIT (docs/language.md 3.2), .npy input.
  *
- * Shared by the back ends that run a program (the interpreter, later the JIT): the data of
- * buffer i (p->bufs[i]) is p->bufs[i]->size elements of uir_type_size(ty) bytes each, in
- * the host's byte order, bool as one byte 0 or 1.
+ * Set up by the commands (`run`, `ptx --run`) for every engine that runs a program: the
+ * interpreter, the JIT and the CUDA driver take the same buffers. The data of buffer i
+ * (p->bufs[i]) is p->bufs[i]->size elements of uir_type_size(ty) bytes each, in the host's
+ * byte order, bool as one byte 0 or 1.
  */
 #ifndef UIR_BUFFERS_H
 #define UIR_BUFFERS_H

@@ -116,19 +116,9 @@ const UirLlvmApi *uir_llvm_load(double *ms)
 
 /* ---- the estimate for --engine auto ---- */
 
-double engine_estimate(const UirProgram *p)
-{
-	return stmts_work(p->top);
-}
-
-double engine_code_size(const UirProgram *p)
-{
-	return stmts_code_size(p->top);
-}
-
 bool engine_auto_jit(const UirProgram *p)
 {
-	return engine_estimate(p) > UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP * engine_code_size(p);
+	return stmts_work(p->top) > UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP * stmts_code_size(p->top);
 }
 
 /* ---- running ---- */

@@ -2,8 +2,8 @@
  * (libcuda.so.1, loaded with dlopen: no CUDA header or library is needed to build uir).
  * Used by `uir ptx --run` (src/cli/ptx.c), the step `uir test --ptx` runs for `# cuda` tests.
  */
-#ifndef UIR_TEST_PTX_DRIVER_H
-#define UIR_TEST_PTX_DRIVER_H
+#ifndef UIR_RUNNER_PTX_DRIVER_H
+#define UIR_RUNNER_PTX_DRIVER_H
 
 #include "../uir_internal.h"
 

@@ -9,7 +9,7 @@
  * An interrupt (SIGINT, SIGTERM, SIGHUP, or SIGPIPE when the reader of the output goes away)
  * kills every running child's process group before the runner dies of the same signal.
  */
-#include "test_int.h"
+#include "runner_int.h"
 #include "runner.h"
 
 #include <errno.h>

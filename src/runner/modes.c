@@ -5,15 +5,13 @@
  * bit for bit), then the back ends. ut_step_argv() builds a step's command line and
  * ut_step_judge() decides from its exit status and outputs whether it passed. The mode table
  * maps each directive to its steps: BASE steps use commands that `uir` always has (check,
- * run), OWN steps need a command or a tool that may be missing. A mode whose command `uir`
- * does not have yet still runs its base steps, and the test's line says which part was not
- * run; a mode whose tool is missing (no C compiler) runs its base steps, and the test is
- * skipped unless they fail.
+ * run), OWN steps need a tool that may be missing. A mode whose tool is missing (no C
+ * compiler) runs its base steps, and the test is skipped unless they fail.
  *
  * To add a mode (GPU timing, `--cuda-docker`, `--ptx`): add its steps to UtStep, a case to
  * ut_step_argv() and ut_step_judge(), and one row to the mode table.
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,18 +20,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Whether `uir` has the commands a mode needs: set each to 1 when the command lands.
- * UIR_TEST_HAVE_RENDER: `uir render --main FILE`.
- * UIR_TEST_HAVE_RENDER_CUDA: `uir render-cuda [--main] FILE`. The `# cuda` emulator
- * force-includes runtime/uir_cuda_emu.h, whose text is built into uir (cuda_emu_gen.c) and
- * written into each test's folder, so an installed uir needs no file beside it. */
-#ifndef UIR_TEST_HAVE_RENDER
-#define UIR_TEST_HAVE_RENDER 1
-#endif
-#ifndef UIR_TEST_HAVE_RENDER_CUDA
-#define UIR_TEST_HAVE_RENDER_CUDA 1
-#endif
-
+/* The `# cuda` emulator force-includes runtime/uir_cuda_emu.h, whose text is built into uir
+ * (cuda_emu_gen.c) and written into each test's folder, so an installed uir needs no file
+ * beside it. */
 extern const char ut_cuda_emu_header[];
 extern const unsigned long ut_cuda_emu_header_len;
 
@@ -97,7 +86,7 @@ static bool have_compiler(const char *var, const char *def, int *cache, char **n
 
 /* ---- availability of the modes ---- */
 
-typedef enum Avail { AVAIL_YES, AVAIL_NOT_IMPLEMENTED, AVAIL_NO_TOOL } Avail;
+typedef enum Avail { AVAIL_YES, AVAIL_NO_TOOL } Avail;
 
 static Avail avail_render(UtConfig *cfg, unsigned *own, char **why)
 {
@@ -105,10 +94,6 @@ static Avail avail_render(UtConfig *cfg, unsigned *own, char **why)
 	char *name;
 	(void)cfg;
 	(void)own;
-	if (!UIR_TEST_HAVE_RENDER) {
-		*why = ut_strdup("render: not implemented yet");
-		return AVAIL_NOT_IMPLEMENTED;
-	}
 	bool ok = have_compiler("CC", "cc", &cc, &name);
 	*why = ok ? NULL : ut_format("render: no C compiler (%s not found)", name);
 	free(name);
@@ -178,10 +163,6 @@ static bool have_cxx(const char *what, char **why)
  * every buffer compared with run's. */
 static Avail avail_cuda(UtConfig *cfg, unsigned *own, char **why)
 {
-	if (!UIR_TEST_HAVE_RENDER_CUDA) {
-		*why = ut_strdup("cuda: not implemented yet");
-		return AVAIL_NOT_IMPLEMENTED;
-	}
 	switch (cuda_engine(cfg)) {
 	case UT_CUDA_DOCKER:
 		*own = S(RENDER_CUDA) | S(NVCC) | S(EXEC_CUDA);
@@ -200,10 +181,6 @@ static Avail avail_cuda(UtConfig *cfg, unsigned *own, char **why)
  * one, only the build of both (nvcc when present, else the emulator's compiler). */
 static Avail avail_cuda_speed(UtConfig *cfg, unsigned *own, char **why)
 {
-	if (!UIR_TEST_HAVE_RENDER_CUDA) {
-		*why = ut_strdup("cuda speed: not implemented yet");
-		return AVAIL_NOT_IMPLEMENTED;
-	}
 	switch (cuda_engine(cfg)) {
 	case UT_CUDA_DOCKER:
 		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXEC);
@@ -220,18 +197,6 @@ static Avail avail_cuda_speed(UtConfig *cfg, unsigned *own, char **why)
 		}
 		return have_cxx("cuda speed", why) ? AVAIL_YES : AVAIL_NO_TOOL;
 	}
-}
-
-static Avail avail_cuda_invalid(UtConfig *cfg, unsigned *own, char **why)
-{
-	(void)cfg;
-	(void)own;
-	if (UIR_TEST_HAVE_RENDER_CUDA) {
-		*why = NULL;
-		return AVAIL_YES;
-	}
-	*why = ut_strdup("cuda: invalid: not implemented yet");
-	return AVAIL_NOT_IMPLEMENTED;
 }
 
 /* How TEST's CUDA is checked, for its result line: "cuda: emulator", "cuda: GPU", ... */
@@ -271,7 +236,7 @@ static const ModeInfo mode_table[] = {
 	{ UT_MODE_RENDER, S(RUN), S(RENDER) | S(CC) | S(EXEC_C), avail_render },
 	{ UT_MODE_CUDA, S(RUN), S(RENDER_CUDA) | S(CXX_EMU) | S(EXEC_CUDA), avail_cuda },
 	{ UT_MODE_CUDA_SPEED, S(RUN), S(RENDER_CUDA) | S(SPEED_BUILD), avail_cuda_speed },
-	{ UT_MODE_CUDA_INVALID, S(CHECK), S(CUDA_INVALID), avail_cuda_invalid },
+	{ UT_MODE_CUDA_INVALID, S(CHECK), S(CUDA_INVALID), NULL },
 };
 
 static void add_note(UtBuf *b, const char *s)
@@ -323,7 +288,7 @@ void ut_plan(UtConfig *cfg, UtTest *t)
 		if (a == AVAIL_YES)
 			t->plan |= own;
 		else
-			add_note(a == AVAIL_NOT_IMPLEMENTED ? &t->notes : &t->skips, why);
+			add_note(&t->skips, why);
 		free(why);
 		why = NULL;
 	}

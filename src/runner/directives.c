@@ -11,7 +11,7 @@
  * that runs the program, two different codes, two `# expect` lines for one buffer) make the
  * test fail with a message rather than guess what was meant.
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
  * f32 value 2, and `-0` differs from `0`. The types come from the program itself, loaded in
  * process with uir_load() once `run` has accepted the file.
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <errno.h>
 #include <math.h>

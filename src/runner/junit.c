@@ -7,7 +7,7 @@
  * output is UTF-8 XML 1.0 whatever bytes the children printed: characters XML cannot hold
  * and invalid UTF-8 become U+FFFD.
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <string.h>
 #include <time.h>

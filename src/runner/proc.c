@@ -11,7 +11,7 @@
  * compared or compiled spills it whole to a file in the test's folder (UT_SPILL_LIMIT bytes at
  * most), which the judges read back as a stream (expect.c).
  */
-#include "test_int.h"
+#include "runner_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
