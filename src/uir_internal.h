@@ -420,6 +420,12 @@ bool check_races(UirProgram *p, unsigned flags); /* UIR_CHECK_* flags */
  * iterations). */
 typedef enum { LC_NONE, LC_CONFLICT, LC_UNKNOWN } LoopConflict;
 LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const char **witness);
+/* Whether the iterations of plain loop LOOP are independent: no memory its body stores
+ * into (or updates atomically) has a conflict between two iterations (loop_conflict() on
+ * each), and it holds no loop with an axis but `unroll`. Then running its iterations in
+ * any order, or at once, leaves every memory with the same bits (docs/analysis.md,
+ * "Independent loops"). */
+bool loop_independent(UirProgram *p, Stmt *loop);
 
 /* ---- check/captures.c ---- */
 /* Fills Stmt.cap of every thread and global loop of checked program P. Linear in the
@@ -428,6 +434,9 @@ void captures_compute(UirProgram *p);
 /* How the body of thread or global loop LOOP uses memory M: CAP_LOAD | CAP_STORE |
  * CAP_ATOMIC, 0 when it does not (O(log n) in the memories it uses). */
 unsigned loop_uses(const UirProgram *p, const Stmt *loop, const Mem *m);
+/* The captures of any loop: Stmt.cap, computed on first use for a plain loop (the loop
+ * optimiser's candidates). Linear in the loop's body. */
+const Captures *loop_captures(UirProgram *p, Stmt *loop);
 
 /* ---- check/ranges.c: value ranges, no-wrap and in-bounds facts, once per program ---- */
 /* Fills Expr.rng, Expr.nowrap, Expr.in_bounds and Stmt.in_bounds over checked program P:
@@ -452,6 +461,7 @@ typedef struct RunOptions {
 	int repeat;
 	int (*reset)(void *reset_ctx);
 	void *reset_ctx;
+	bool no_opt;       /* run --no-opt: the JIT leaves loops as written */
 } RunOptions;
 
 #endif

@@ -148,6 +148,25 @@ void captures_compute(UirProgram *p)
 	free(x.mem_at);
 }
 
+const Captures *loop_captures(UirProgram *p, Stmt *loop)
+{
+	if (loop->cap)
+		return loop->cap;
+	CapCtx x = { p, NULL, NULL, NULL, NULL, 0, 0 };
+	x.sym_at = xcalloc((size_t)p->nslots + 1, sizeof *x.sym_at);
+	x.mem_at = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.mem_at);
+	Stmt *next = loop->next;
+	loop->next = NULL; /* this loop alone */
+	Axis axis = loop->axis;
+	loop->axis = AX_THREAD;
+	loops(&x, loop);
+	loop->axis = axis;
+	loop->next = next;
+	free(x.sym_at);
+	free(x.mem_at);
+	return loop->cap;
+}
+
 unsigned loop_uses(const UirProgram *p, const Stmt *loop, const Mem *m)
 {
 	const Captures *c = loop->cap;

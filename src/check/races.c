@@ -1197,6 +1197,31 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 	code_close(&c);
 }
 
+/* Whether S (a statement list) holds a loop with an axis other than `unroll`. */
+static bool has_parallel_loop(const Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP && s->axis != AX_NONE && s->axis != AX_UNROLL)
+			return true;
+		if (has_parallel_loop(s->body) || has_parallel_loop(s->then_) || has_parallel_loop(s->else_))
+			return true;
+	}
+	return false;
+}
+
+bool loop_independent(UirProgram *p, Stmt *loop)
+{
+	if (loop->kind != ST_LOOP || loop->axis != AX_NONE || has_parallel_loop(loop->body))
+		return false;
+	const Captures *cap = loop_captures(p, loop);
+	for (int i = 0; i < cap->nmems; i++) {
+		const char *w;
+		if ((cap->use[i] & (CAP_STORE | CAP_ATOMIC)) && loop_conflict(p, loop, cap->mems[i], &w) != LC_NONE)
+			return false;
+	}
+	return true;
+}
+
 LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const char **witness)
 {
 	*witness = NULL;

@@ -169,7 +169,7 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 			t->engine = "interp";
 	} else {
 		UirJitOptions o = { ro ? ro->threads : 0, ro ? ro->bounds_check : true, 3, NULL, repeat,
-			ro ? ro->reset : NULL, ro ? ro->reset_ctx : NULL };
+			ro ? ro->reset : NULL, ro ? ro->reset_ctx : NULL, ro && ro->no_opt };
 		UirJitTimes jt = { 0, 0, 0, 0, 0, runs };
 		rc = api->run(p, bufs, &o, &jt);
 		while (n < repeat && runs[n] > 0)

@@ -2,7 +2,7 @@
  * `uir compile` (an object file exporting `kernel`), both through the LLVM back end,
  * which is loaded on first use (engine.h).
  *
- *   uir llvm [-O0|-O3] [--no-bounds-check] [--cpu CPU] FILE
+ *   uir llvm [-O0|-O3] [--no-bounds-check] [--no-opt] [--cpu CPU] FILE
  *   uir compile FILE -o OUT [--emit obj|asm|llvm] [--no-bounds-check] [--cpu CPU]
  */
 #include "../uir_internal.h"
@@ -21,6 +21,7 @@ static const char llvm_usage[] =
 	"options:\n"
 	"  -O0, -O3             unoptimised, or after the O3 pipeline (default -O3)\n"
 	"  --no-bounds-check    leave out the run-time bounds checks (E0601)\n"
+	"  --no-opt             the loops as written, as `run --no-opt` runs them\n"
 	"  --cpu CPU            optimise for CPU (default: this machine's)\n";
 
 static const char compile_usage[] =
@@ -39,7 +40,7 @@ static const char compile_usage[] =
 typedef struct LlvmArgs {
 	const char *file, *out, *cpu;
 	int opt;
-	bool bounds;
+	bool bounds, no_opt;
 	UirEmitKind emit;
 } LlvmArgs;
 
@@ -49,6 +50,7 @@ static int parse(int argc, char **argv, bool compile, LlvmArgs *a)
 {
 	static const struct option longopts[] = {
 		{ "no-bounds-check", no_argument, NULL, 'B' },
+		{ "no-opt", no_argument, NULL, 'N' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "emit", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
@@ -65,6 +67,11 @@ static int parse(int argc, char **argv, bool compile, LlvmArgs *a)
 		switch (c) {
 		case 'B':
 			a->bounds = false;
+			break;
+		case 'N':
+			if (compile)
+				return usage_error(cmd, "unknown option '--no-opt'");
+			a->no_opt = true;
 			break;
 		case 'c':
 			a->cpu = optarg;
@@ -130,7 +137,7 @@ int cmd_llvm(int argc, char **argv)
 	UirProgram *p = NULL;
 	rc = prepare(&a, "llvm", &api, &p);
 	if (rc < 0) {
-		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = a.opt, .cpu = a.cpu };
+		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = a.opt, .cpu = a.cpu, .no_opt = a.no_opt };
 		rc = api->print_ir(p, &o, stdout);
 		if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
 			uir_eprintf(stderr, "uir llvm: cannot write the output\n");
@@ -151,7 +158,9 @@ int cmd_compile(int argc, char **argv)
 	UirProgram *p = NULL;
 	rc = prepare(&a, "compile", &api, &p);
 	if (rc < 0) {
-		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = 3, .cpu = a.cpu };
+		/* one thread: an object runs its plain loops as written (an automatic parallel
+		 * loop would need the pool, which it links only for thread and global loops) */
+		UirJitOptions o = { .threads = 1, .bounds_check = a.bounds, .opt_level = 3, .cpu = a.cpu };
 		rc = api->emit(p, &o, a.emit, a.out);
 	}
 	uir_free(p);

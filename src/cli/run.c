@@ -36,6 +36,8 @@ static const char run_usage[] =
 	"  --threads N               worker threads, 1 to 1024 (default: UIR_THREADS, else\n"
 	"                            the number of cores); the result is the same for every N\n"
 	"  --no-bounds-check         JIT: leave out the run-time bounds checks (E0601)\n"
+	"  --no-opt                  JIT: run the loops as written (no automatic parallel\n"
+	"                            loops, no interchange); the result is the same\n"
 	"  --time                    print where the time went on standard error\n"
 	"  --repeat N                run the kernel N times (1 to 1000000), giving the buffers\n"
 	"                            their starting values before each; --time shows the\n"
@@ -57,7 +59,7 @@ typedef struct RunArgs {
 	bool hash;
 	int threads;
 	UirEngine engine;
-	bool no_bounds, time;
+	bool no_bounds, time, no_opt;
 	int repeat; /* --repeat N (0: once) */
 	bool racecheck; /* --racecheck: src/interp/racecheck.c */
 } RunArgs;
@@ -73,6 +75,7 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		{ "hash", no_argument, NULL, 'H' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "no-bounds-check", no_argument, NULL, 'B' },
+		{ "no-opt", no_argument, NULL, 'O' },
 		{ "time", no_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "racecheck", no_argument, NULL, 'R' },
@@ -114,6 +117,9 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 			break;
 		case 'B':
 			a->no_bounds = true;
+			break;
+		case 'O':
+			a->no_opt = true;
 			break;
 		case 'T':
 			a->time = true;
@@ -346,7 +352,7 @@ static int run_file(const RunArgs *a)
 		rc = UIR_EXIT_ERROR;
 	if (rc < 0) {
 		ResetCtx reset = { p, data, a };
-		RunOptions opt = { a->threads, !a->no_bounds, a->repeat, reset_buffers, &reset };
+		RunOptions opt = { a->threads, !a->no_bounds, a->repeat, reset_buffers, &reset, a->no_opt };
 		int erc;
 		if (a->racecheck) {
 			double t2 = uir_now_ms();

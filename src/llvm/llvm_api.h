@@ -11,7 +11,7 @@
 
 #include "../uir_internal.h"
 
-#define UIR_LLVM_API_VERSION 5
+#define UIR_LLVM_API_VERSION 6
 
 /* How to compile a program. */
 typedef struct UirJitOptions {
@@ -23,6 +23,8 @@ typedef struct UirJitOptions {
 	int (*reset)(void *reset_ctx); /* ... calling this before every call after the first
 	                                * (0: go on; else stop, it printed why) */
 	void *reset_ctx;
+	bool no_opt;       /* run --no-opt: no loop optimisation (auto-parallel loops,
+	                    * interchange; docs/llvm.md, "Loop optimisation") */
 } UirJitOptions;
 
 /* Where the time of a JIT run went, in milliseconds. */

@@ -1,0 +1,34 @@
+#!/bin/sh
+# auto_parallel.sh UIR SRCROOT - the JIT's automatic parallel loops (docs/llvm.md, "Loop
+# optimisation"): which loops go to the thread pool (`uir llvm` calls uir_parallel_for for
+# them), and that every program gives the interpreter's bits at 1, 2 and 4 threads with and
+# without them, here and over every run-test with the work threshold at 0 (every
+# independent loop, however small).
+uir=${1:?usage: auto_parallel.sh UIR SRCROOT}
+root=${2:?usage: auto_parallel.sh UIR SRCROOT}
+dir=$root/tests/jit/parallel
+. "$root/tests/cli/expect.sh"
+pool() { "$uir" llvm "$@" 2>/dev/null | grep -c 'call .*@uir_parallel_for'; }
+want_pool() { # FILE N [OPTION]: N calls of the pool in the IR
+	got=$(pool ${3:-} "$dir/$1")
+	if [ "$got" = "$2" ]; then ok; else bad "$1 ${3:-}: $got calls of uir_parallel_for, want $2"; fi
+}
+want_pool rows.uir 1
+want_pool rows.uir 0 --no-opt
+want_pool prefix.uir 0
+want_pool histogram.uir 1
+want_pool scalar_acc.uir 0
+for f in "$dir"/*.uir; do
+	"$uir" run --engine interp "$f" >"$tmp/ref" 2>&1 || bad "$f: interp failed"
+	for opt in "--threads 1" "--threads 2" "--threads 4" "--no-opt"; do
+		# shellcheck disable=SC2086
+		"$uir" run --engine jit $opt "$f" >"$tmp/got" 2>&1
+		if cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "$f $opt differs from the interpreter"; fi
+	done
+done
+# every run-test, every independent loop on the pool
+if UIR_AUTO_PARALLEL_WORK=0 "$root/tests/jit/compare.sh" "$uir" "$root/tests/programs" "$root/tests/jit/programs" \
+	"$dir" >"$tmp/cmp" 2>&1; then ok; else bad "compare.sh with UIR_AUTO_PARALLEL_WORK=0:"; tail -20 "$tmp/cmp"; fi
+tail -1 "$tmp/cmp"
+echo "auto-parallel: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
