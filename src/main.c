@@ -15,6 +15,7 @@ static const char usage[] =
 	"  llvm FILE             print the LLVM IR that run executes\n"
 	"  ptx FILE              print PTX through LLVM's NVPTX back end\n"
 	"  compile FILE -o OUT   write an object file exporting `kernel`\n"
+	"  opt FILE              print the program as run's loop optimiser rewrites it\n"
 	"  test PATH...          run test programs (see docs/testing.md)\n"
 	"\n"
 	"`uir COMMAND --help` lists a command's options; docs/commands.md has them all.\n";
@@ -31,6 +32,7 @@ static const struct {
 	{ "llvm", cmd_llvm },
 	{ "ptx", cmd_ptx },
 	{ "compile", cmd_compile },
+	{ "opt", cmd_opt },
 };
 
 int main(int argc, char **argv)

@@ -243,6 +243,9 @@ struct Stmt {
 	struct OverflowCheck *ovf; int novf; /* loops with a non-literal bound: see below */
 	bool in_bounds;    /* store, atomic: every element it writes lies in the memory (ranges.c) */
 	struct Captures *cap; /* thread and global loops: what the body uses (check/captures.c) */
+	/* filled by opt/opt.c (plain loops) */
+	bool opt_parallel;      /* runs on the thread pool */
+	const Stmt *opt_inner;  /* interchanged with this loop, its body's loop */
 };
 
 /* What the body of a `thread` or `global` loop uses from outside it (check/captures.c,
@@ -283,6 +286,7 @@ struct UirProgram {
 	char first_code[8];
 	int nerrors;
 	bool checked;
+	bool optimised;        /* opt_program() has run */
 };
 
 /* ---- diag.c: diagnostics ---- */

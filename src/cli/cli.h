@@ -13,6 +13,7 @@ int cmd_render(int argc, char **argv);      /* src/cli/render.c */
 int cmd_render_cuda(int argc, char **argv); /* src/cli/render.c */
 int cmd_ptx(int argc, char **argv);         /* src/cli/ptx.c */
 int cmd_test(int argc, char **argv);        /* src/cli/test.c */
+int cmd_opt(int argc, char **argv);         /* src/cli/opt.c */
 
 /* Prints buffer M (its DATA, m->size elements of m->ty) in `uir run`'s format
  * (`NAME: v0 v1 ...`, runtime/uir_print.h); used by run and `ptx --run`. src/cli/run.c.

@@ -386,41 +386,18 @@ static void inner_j(L *l, const void *arg)
 
 static void parallel_loop(L *l, const Stmt *s);
 
-/* Work (cost.c units) from which a plain loop is worth the thread pool: waking the workers
- * and handing out chunks costs some tens of microseconds. UIR_AUTO_PARALLEL_WORK in the
- * environment overrides it (the tests set 0: every independent loop). */
-#define AUTO_PARALLEL_WORK 100000.0
-
-/* Whether plain loop S runs on the thread pool as a `thread` loop would (docs/llvm.md,
- * "Loop optimisation"): outside any parallel loop, with two or more iterations and enough
- * work, and with independent iterations (loop_independent(), the checker's exact
- * analysis), so that any order of them leaves every memory with the same bits. */
-static bool auto_parallel(L *l, const Stmt *s)
-{
-	if (l->o->no_opt || l->o->opt_level == 0 || l->o->threads == 1 || l->gpu || l->fn->par || s->axis != AX_NONE)
-		return false;
-	Range b = s->value->rng;
-	if (!b.known || b.hi < 2)
-		return false;
-	double min = AUTO_PARALLEL_WORK;
-	const char *env = getenv("UIR_AUTO_PARALLEL_WORK");
-	if (env && *env)
-		min = atof(env);
-	if ((double)b.hi * (1 + stmts_work(s->body)) < min)
-		return false;
-	return loop_independent(l->p, (Stmt *)s);
-}
-
-/* A sequential loop (no axis, or `local`): on the thread pool when auto_parallel(), else
- * interchanged with the loop it holds when interchange.c shows that keeps every bit and
- * helps. */
+/* A sequential loop (no axis, or `local`), as the loop optimiser decided (src/opt/opt.c,
+ * run when the lowering starts): on the thread pool (opt_parallel; on the CPU, with more
+ * than one thread, outside any parallel loop), or interchanged with the loop it holds
+ * (opt_inner), or as written. */
 static void plain_loop(L *l, const Stmt *s)
 {
-	if (auto_parallel(l, s)) {
+	bool opt = l->o->opt_level > 0 && !l->o->no_opt;
+	if (opt && s->opt_parallel && l->o->threads != 1 && !l->gpu && !l->fn->par) {
 		parallel_loop(l, s);
 		return;
 	}
-	const Stmt *k = l->o->opt_level > 0 && !l->o->no_opt ? interchange_inner(l, s) : NULL;
+	const Stmt *k = opt ? s->opt_inner : NULL;
 	if (k)
 		emit_loop(l, k, inner_j, s);
 	else
@@ -826,6 +803,8 @@ void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm
 {
 	memset(out, 0, sizeof *out);
 	memset(l, 0, sizeof *l);
+	if (o->opt_level > 0 && !o->no_opt)
+		opt_program(p); /* the loop optimiser's decisions, read by plain_loop() */
 	l->p = p;
 	l->o = o;
 	l->cx = cx;

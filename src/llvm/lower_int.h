@@ -10,6 +10,7 @@
 #define UIR_LLVM_LOWER_INT_H
 
 #include "lower.h"
+#include "../opt/opt.h"
 
 /* A function being built. */
 typedef struct Fn {
@@ -91,10 +92,5 @@ void fn_begin(L *l, Fn *f, LLVMValueRef fn, const Stmt *par);
 LLVMValueRef fn_close(L *l);
 /* A static alloca of T at the start of the current function's entry block. */
 LLVMValueRef entry_alloca(L *l, LLVMTypeRef t, const char *name, unsigned align);
-
-/* ---- interchange.c ---- */
-/* The loop k when `loop j { lets; loop k { S } }` (J) may and should run as
- * `loop k { loop j { lets; S } }` (every result bit kept), else NULL. */
-const Stmt *interchange_inner(L *l, const Stmt *j);
 
 #endif

@@ -2,8 +2,9 @@
 # auto_parallel.sh UIR SRCROOT [--all] - the JIT's automatic parallel loops (docs/llvm.md,
 # "Loop optimisation"): which loops go to the thread pool (`uir llvm` calls
 # uir_parallel_for for them), and that each program here gives the interpreter's bits at
-# 1, 2 and 4 threads with and without them; with --all, also every run-test with the work
-# threshold at 0 (every independent loop, however small), at 1, 2 and 3 threads.
+# 1, 2 and 4 threads with and without them, and that `uir opt`'s text of each checks and
+# runs to the same output; with --all, also every run-test with the work threshold at 0
+# (every independent loop, however small), at 1, 2 and 3 threads, and through `uir opt`.
 uir=${1:?usage: auto_parallel.sh UIR SRCROOT [--all]}
 root=${2:?usage: auto_parallel.sh UIR SRCROOT [--all]}
 dir=$root/tests/jit/parallel
@@ -26,8 +27,31 @@ for f in "$dir"/*.uir; do
 		if cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "$f $opt differs from the interpreter"; fi
 	done
 done
+# `uir opt FILE` checks and runs as FILE does (FILE's own output, or its error)
+opt_same() {
+	"$uir" run --engine interp "$1" >"$tmp/ref" 2>/dev/null
+	rrc=$?
+	UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$1" >"$tmp/opt.uir" 2>"$tmp/opterr" || { bad "$1: uir opt failed"; return; }
+	# the diagnostics name the file: compare the exit status and standard output
+	"$uir" run --engine interp "$tmp/opt.uir" >"$tmp/got" 2>/dev/null
+	grc=$?
+	if [ "$rrc" = "$grc" ] && cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "$1: uir opt's text runs differently"; fi
+}
+for f in "$dir"/*.uir; do
+	opt_same "$f"
+done
+UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/rows.uir" | grep -q '^loop i 256 thread {$' && ok || bad "uir opt rows.uir lacks 'loop i 256 thread {'"
+"$uir" opt "$dir/prefix.uir" | cmp -s - "$dir/prefix.uir" && ok || bad "uir opt prefix.uir is not the program itself"
 # every run-test, every independent loop on the pool
 if [ "${3:-}" = --all ]; then
+	n=0
+	for f in $(find "$root/tests/programs" "$root/tests/jit/programs" -name '*.uir' | sort); do
+		head -20 "$f" | grep -q "^# error" && continue
+		grep -q "= file " "$f" && continue # a file INIT: its path is relative to where run runs
+		opt_same "$f"
+		n=$((n + 1))
+	done
+	echo "uir opt: $n programs"
 	if UIR_AUTO_PARALLEL_WORK=0 "$root/tests/jit/compare.sh" "$uir" "$root/tests/programs" "$root/tests/jit/programs" \
 		"$dir" >"$tmp/cmp" 2>&1; then ok; else bad "compare.sh with UIR_AUTO_PARALLEL_WORK=0:"; tail -20 "$tmp/cmp"; fi
 	tail -1 "$tmp/cmp"

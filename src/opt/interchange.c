@@ -1,4 +1,5 @@
-/* interchange.c - loop interchange for the LLVM lowering: runs
+/* interchange.c - loop interchange, a decision of the loop optimiser (opt.c) that the LLVM
+ * lowering carries out: it runs
  *
  *     loop j NJ { LETS  loop k NK { S } }     as     loop k NK { loop j NJ { LETS  S } }
  *
@@ -24,13 +25,12 @@
  * Profitability: some written memory has a = 1, and every access whose offset involves j
  * has j with coefficient 1 (stride 1 in the new inner loop), all scalar.
  */
-#include "lower_int.h"
 #include "../check/normal.h"
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct Ix {
-	L *l;
+	UirProgram *p;
 	const Stmt *jl, *kl;
 	bool *written;    /* by mem_slot: stored or updated in S */
 	Norm *form;       /* by mem_slot: the normal form of the written memories' offsets */
@@ -42,11 +42,17 @@ typedef struct Ix {
 	NormCtx nc;
 } Ix;
 
+/* Memory M's index among the buffers, then the allocs. */
+static int mem_key(const UirProgram *p, const Mem *m)
+{
+	return m->is_alloc ? p->nbufs + m->index : m->index;
+}
+
 static void mark_writes(Ix *x, const Stmt *s)
 {
 	for (; s; s = s->next) {
 		if (s->kind == ST_STORE || s->kind == ST_ATOMIC)
-			x->written[mem_slot(x->l, s->mem)] = true;
+			x->written[mem_key(x->p, s->mem)] = true;
 		else if (s->kind == ST_LOOP)
 			mark_writes(x, s->body);
 		else if (s->kind == ST_IF) {
@@ -138,7 +144,7 @@ static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_boun
 		x->ok = false;
 		return;
 	}
-	int ms = mem_slot(x->l, m);
+	int ms = mem_key(x->p, m);
 	Norm n = normalize(&x->nc, off);
 	JUse u;
 	if (!j_use(x, &n, &u)) {
@@ -224,18 +230,17 @@ static const Stmt *inner_loop(const Stmt *j)
 	return s;
 }
 
-const Stmt *interchange_inner(L *l, const Stmt *j)
+const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
 {
 	if (j->axis != AX_NONE || j->value->kind != EX_LIT || j->bound_lit < 2)
 		return NULL;
 	const Stmt *k = inner_loop(j);
 	if (!k)
 		return NULL;
-	UirProgram *p = l->p;
 	int nm = p->nbufs + p->nallocs;
 	Ix x;
 	memset(&x, 0, sizeof x);
-	x.l = l;
+	x.p = p;
 	x.jl = j;
 	x.kl = k;
 	x.ok = true;

@@ -1,0 +1,138 @@
+/* opt.c - the command `uir opt` (docs/commands.md): the program as the loop optimiser
+ * (src/opt/) lets `run` execute it, printed as .uir: the program's own text, with `thread`
+ * on every loop that runs on the thread pool, and a comment above every loop nest that
+ * runs interchanged. The text checks, and runs to the same bits.
+ *
+ *   uir opt FILE
+ */
+#include "../uir_internal.h"
+#include "../opt/opt.h"
+#include "cli.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An insertion of TEXT before byte AT of the source. */
+typedef struct Edit {
+	size_t at;
+	const char *text;
+} Edit;
+
+typedef struct Edits {
+	UirProgram *p;
+	size_t *line;   /* byte offset of each line's start, by line number - 1 */
+	int nlines;
+	Edit *v;
+	int n, cap;
+} Edits;
+
+static void add(Edits *e, size_t at, const char *text)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 8;
+		e->v = xrealloc(e->v, (size_t)e->cap * sizeof *e->v);
+	}
+	e->v[e->n++] = (Edit){ at, text };
+}
+
+/* The byte offset of LOC in the source. */
+static size_t offset_of(const Edits *e, Loc loc)
+{
+	size_t line = loc.line >= 1 && loc.line <= e->nlines ? e->line[loc.line - 1] : 0;
+	return line + (size_t)(loc.col > 0 ? loc.col - 1 : 0);
+}
+
+/* The `{` that opens the body of the loop at byte AT (a bound has no braces; comments run
+ * from `#` to the end of the line). */
+static size_t brace_after(const UirProgram *p, size_t at)
+{
+	for (size_t i = at; i < p->srclen; i++) {
+		if (p->src[i] == '#')
+			while (i < p->srclen && p->src[i] != '\n')
+				i++;
+		else if (p->src[i] == '{')
+			return i;
+	}
+	return p->srclen;
+}
+
+static void walk(Edits *e, const Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_IF) {
+			walk(e, s->then_);
+			walk(e, s->else_);
+			continue;
+		}
+		if (s->kind != ST_LOOP)
+			continue;
+		size_t at = offset_of(e, s->loc);
+		if (s->opt_parallel)
+			add(e, brace_after(e->p, at), "thread ");
+		else if (s->opt_inner) {
+			size_t bol = e->line[s->loc.line - 1], n = 0;
+			while (bol + n < at && (e->p->src[bol + n] == ' ' || e->p->src[bol + n] == '\t'))
+				n++;
+			const char *indent = arena_strndup(&e->p->arena, e->p->src + bol, n);
+			add(e, bol, fmt_str(&e->p->arena, "%s# uir opt: run as loop %s outside loop %s (interchange; the order of "
+					    "each element's updates is kept)\n", indent, s->opt_inner->sym->name, s->sym->name));
+		}
+		walk(e, s->body);
+	}
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	size_t x = ((const Edit *)a)->at, y = ((const Edit *)b)->at;
+	return (x > y) - (x < y);
+}
+
+int cmd_opt(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			printf("usage: uir opt FILE\n\nPrints the program as `uir run` executes it after the loop optimiser:\n"
+			       "`thread` on the loops it runs on the thread pool, a comment on the nests it\n"
+			       "interchanges (docs/llvm.md, \"Loop optimisation\").\n");
+			return 0;
+		default: return cli_bad_option("opt", c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return usage_error("opt", "expected one FILE");
+	UirProgram *p = uir_load(argv[optind], stderr);
+	if (!p)
+		return UIR_EXIT_ERROR;
+	if (uir_check(p, 0, stderr)) {
+		uir_free(p);
+		return UIR_EXIT_ERROR;
+	}
+	opt_program(p);
+	Edits e = { p, NULL, 0, NULL, 0, 0 };
+	e.line = xmalloc((p->srclen + 2) * sizeof *e.line);
+	e.line[e.nlines++] = 0;
+	for (size_t i = 0; i < p->srclen; i++)
+		if (p->src[i] == '\n')
+			e.line[e.nlines++] = i + 1;
+	walk(&e, p->top);
+	qsort(e.v, (size_t)e.n, sizeof *e.v, by_offset);
+	size_t from = 0;
+	for (int i = 0; i < e.n; i++) {
+		fwrite(p->src + from, 1, e.v[i].at - from, stdout);
+		fputs(e.v[i].text, stdout);
+		from = e.v[i].at;
+	}
+	fwrite(p->src + from, 1, p->srclen - from, stdout);
+	free(e.line);
+	free(e.v);
+	uir_free(p);
+	return fflush(stdout) ? UIR_EXIT_ERROR : UIR_EXIT_OK;
+}
