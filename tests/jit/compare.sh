@@ -34,4 +34,8 @@ while IFS= read -r f; do
 	done
 done < <(find "$@" -name '*.uir' | sort)
 echo "$n programs, $bad differ"
+if [ "$n" = 0 ]; then
+	echo "compare.sh: no .uir programs under $*" >&2
+	exit 1
+fi
 [ "$bad" = 0 ]
