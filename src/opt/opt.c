@@ -13,33 +13,51 @@
 #include "opt.h"
 #include <stdlib.h>
 
-/* The work (cost.c units) of running plain loop S once: its trips at most times its body. */
-static double loop_work(const Stmt *s)
+/* Whether the statements S hold a loop. */
+static bool has_loop(const Stmt *s)
+{
+	for (; s; s = s->next)
+		if (s->kind == ST_LOOP || (s->kind == ST_IF && (has_loop(s->then_) || has_loop(s->else_))))
+			return true;
+	return false;
+}
+
+/* The work (cost.c units) of running plain loop S once, its trips at most times its body,
+ * when each iteration is worth a call of its own: the pool calls the outlined body once
+ * an iteration, through a pointer, so a body of a few ops (saxpy's) loses LLVM's
+ * vectorisation and would run several times slower on two threads than on one; a body
+ * that holds a loop (a row), or has OPT_ITERATION_WORK units, keeps its inner loop
+ * vectorised. 0 otherwise. */
+static double loop_work(const Stmt *s, double min_iteration)
 {
 	Range b = s->value->rng;
 	if (!b.known || b.hi < 2)
 		return 0;
-	return (double)b.hi * (1 + stmts_work(s->body));
+	double body = stmts_work(s->body);
+	if (!has_loop(s->body) && body < min_iteration)
+		return 0;
+	return (double)b.hi * (1 + body);
 }
 
-static void walk(UirProgram *p, Stmt *s, bool in_parallel, double min_work)
+static void walk(UirProgram *p, Stmt *s, bool in_parallel, double min_work, double min_iteration)
 {
 	for (; s; s = s->next) {
 		if (s->kind == ST_IF) {
-			walk(p, s->then_, in_parallel, min_work);
-			walk(p, s->else_, in_parallel, min_work);
+			walk(p, s->then_, in_parallel, min_work, min_iteration);
+			walk(p, s->else_, in_parallel, min_work, min_iteration);
 			continue;
 		}
 		if (s->kind != ST_LOOP)
 			continue;
 		bool par = in_parallel || (s->axis != AX_NONE && s->axis != AX_UNROLL);
-		if (!par && s->axis == AX_NONE && loop_work(s) >= min_work && loop_independent(p, s)) {
+		double work = loop_work(s, min_iteration);
+		if (!par && s->axis == AX_NONE && work > 0 && work >= min_work && loop_independent(p, s)) {
 			s->opt_parallel = true;
 			par = true;
 		}
 		if (s->axis == AX_NONE)
 			s->opt_inner = interchange_inner(p, s);
-		walk(p, s->body, par, min_work);
+		walk(p, s->body, par, min_work, min_iteration);
 	}
 }
 
@@ -48,9 +66,12 @@ void opt_program(UirProgram *p)
 	if (p->optimised)
 		return;
 	p->optimised = true;
-	double min_work = OPT_PARALLEL_WORK;
-	const char *env = getenv("UIR_AUTO_PARALLEL_WORK");
-	if (env && *env)
+	double min_work = OPT_PARALLEL_WORK, min_iteration = OPT_ITERATION_WORK;
+	const char *env = getenv("UIR_AUTO_PARALLEL_WORK"); /* 0: every independent loop */
+	if (env && *env) {
 		min_work = atof(env);
-	walk(p, p->top, false, min_work);
+		if (min_work <= 0)
+			min_iteration = 0;
+	}
+	walk(p, p->top, false, min_work, min_iteration);
 }

@@ -10,6 +10,9 @@
  * workers and handing out chunks costs some tens of microseconds. UIR_AUTO_PARALLEL_WORK in
  * the environment overrides it (the tests set 0: every independent loop). */
 #define OPT_PARALLEL_WORK 100000.0
+/* Work of one iteration from which a loop whose body holds no loop is worth a call of the
+ * pool per iteration (opt.c, loop_work()). */
+#define OPT_ITERATION_WORK 1000.0
 
 /* Sets Stmt.opt_parallel and Stmt.opt_inner over checked program P, once (UirProgram.
  * optimised). Its cost is the exact analysis's for the candidate loops. */

@@ -19,6 +19,7 @@ want_pool rows.uir 0 --no-opt
 want_pool prefix.uir 0
 want_pool histogram.uir 1
 want_pool scalar_acc.uir 0
+want_pool flat_saxpy.uir 0
 for f in "$dir"/*.uir; do
 	"$uir" run --engine interp "$f" >"$tmp/ref" 2>&1 || bad "$f: interp failed"
 	for opt in "--threads 1" "--threads 2" "--threads 4" "--no-opt"; do
