@@ -194,7 +194,7 @@ static Block block(Comp *c, const Stmt *s);
 
 /* The allocs whose home is the loop S, as a zeroing list. A grid's shared memory is homed
  * in the outermost loop of its nest and zeroed at every iteration of each of its loops, so
- * that every block starts with zeros (docs/language.md 6.5.5). */
+ * that every block starts with zeros (docs/language.md 6.5.6). */
 static void homed_allocs(Comp *c, const Stmt *s, LoopInfo *L)
 {
 	int n = 0;
