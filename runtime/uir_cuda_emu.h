@@ -4,10 +4,11 @@
  *   c++ -std=c++17 -O2 -pthread -ffp-contract=off -include runtime/uir_cuda_emu.h -x c++ prog.cu
  *
  * The model is CUDA's, with real concurrency inside a block:
- *   - UIR_LAUNCH(name, grid, block, args...) runs the grid's blocks one after another;
- *     each block's threads are real OS threads (a pool of blockDim threads with 2 MiB
- *     stacks, UIR_EMU_STACK_KIB to change, kept across blocks and launches), all running
- *     the kernel at the same time;
+ *   - UIR_LAUNCH(name, grid, block, args...) runs the grid's blocks one after another
+ *     (grid and block are integers or dim3 of up to 3 dimensions; blocks in order of
+ *     their flat number, x fastest); each block's threads are real OS threads (a pool of
+ *     one thread per thread of the block, with 2 MiB stacks, UIR_EMU_STACK_KIB to change,
+ *     kept across blocks and launches), all running the kernel at the same time;
  *   - __shared__ is `static`, so a block's threads share its arrays (zeroed by the kernel
  *     itself at the start of each block, as render-cuda writes it);
  *   - __syncthreads() is a real barrier of the block's threads;
@@ -62,6 +63,12 @@
 struct uir_emu_dim3 {
 	unsigned int x, y, z;
 };
+
+/* CUDA's dim3: unset dimensions are 1, and an integer converts to (n, 1, 1). */
+struct dim3 {
+	unsigned int x, y, z;
+	dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+};
 inline thread_local uir_emu_dim3 threadIdx = { 0, 0, 0 };
 inline thread_local uir_emu_dim3 blockIdx = { 0, 0, 0 };
 inline thread_local uir_emu_dim3 blockDim = { 1, 1, 1 };
@@ -108,7 +115,8 @@ struct uir_emu_pool {
 	uint32_t go[1024];               /* per thread: incremented to start it on a block */
 	void (*run)(const void *);       /* the launch being run: run(kernel) */
 	const void *kernel;
-	unsigned int grid, block, index; /* grid and block size, block index */
+	unsigned int grid, block, index; /* blocks and threads in all, flat block number */
+	dim3 gdim, bdim;                 /* the grid and the block by dimension */
 	uint32_t done;                   /* threads finished with the current block */
 	uint32_t bar_count, bar_gen;     /* the barrier */
 	uint32_t order_seq;              /* blocks started so far (random orders differ) */
@@ -176,10 +184,11 @@ static void *uir_emu_worker(void *arg)
 		uir_emu_wait(&p.go[i], seen);
 		seen = __atomic_load_n(&p.go[i], __ATOMIC_ACQUIRE);
 		unsigned int block = p.block; /* the launcher changes it only once all are done */
-		threadIdx = { i, 0, 0 };
-		blockIdx = { p.index, 0, 0 };
-		blockDim = { block, 1, 1 };
-		gridDim = { p.grid, 1, 1 };
+		dim3 b = p.bdim, g = p.gdim;
+		threadIdx = { i % b.x, i / b.x % b.y, i / (b.x * b.y) };
+		blockIdx = { p.index % g.x, p.index / g.x % g.y, p.index / (g.x * g.y) };
+		blockDim = { b.x, b.y, b.z };
+		gridDim = { g.x, g.y, g.z };
 		p.run(p.kernel);
 		if (__atomic_add_fetch(&p.done, 1, __ATOMIC_ACQ_REL) == block)
 			uir_emu_wake(&p.done);
@@ -262,17 +271,26 @@ template <class F> static void uir_emu_call(const void *f)
 	(*(const F *)f)();
 }
 
-/* Runs kernel() on grid blocks of block threads, one block after another. */
-template <class F> static inline void uir_emu_launch(unsigned int grid, unsigned int block, const F &kernel)
+/* Runs kernel() on the blocks of GDIM, each of BDIM threads, one block after another. */
+template <class F> static inline void uir_emu_launch(dim3 gdim, dim3 bdim, const F &kernel)
 {
 	uir_emu_pool &p = uir_emu;
 	static unsigned int order[1024];
-	if (grid == 0)
+	unsigned long long grid_all = (unsigned long long)gdim.x * gdim.y * gdim.z;
+	unsigned long long block_all = (unsigned long long)bdim.x * bdim.y * bdim.z;
+	if (grid_all == 0)
 		return;
-	if (block == 0 || block > 1024) {
-		fprintf(stderr, "uir_cuda_emu: a block of %u threads (1 to 1024)\n", block);
+	if (block_all == 0 || block_all > 1024 || bdim.z > 64) {
+		fprintf(stderr, "uir_cuda_emu: a block of %ux%ux%u threads (1 to 1024 in all, z at most 64)\n", bdim.x,
+			bdim.y, bdim.z);
 		exit(70);
 	}
+	if (gdim.x > 2147483647u || gdim.y > 65535 || gdim.z > 65535 || grid_all > 0xFFFFFFFFull) {
+		fprintf(stderr, "uir_cuda_emu: a grid of %ux%ux%u blocks (x at most 2^31-1, y and z at most 65535)\n",
+			gdim.x, gdim.y, gdim.z);
+		exit(70);
+	}
+	unsigned int grid = (unsigned int)grid_all, block = (unsigned int)block_all;
 	uir_emu_grow(block);
 	uint64_t seed;
 	int mode = uir_emu_order(&seed);
@@ -280,6 +298,8 @@ template <class F> static inline void uir_emu_launch(unsigned int grid, unsigned
 	p.kernel = &kernel;
 	p.grid = grid;
 	p.block = block;
+	p.gdim = gdim;
+	p.bdim = bdim;
 	for (unsigned int b = 0; b < grid; b++) {
 		for (unsigned int i = 0; i < block; i++)
 			order[i] = mode == 1 ? block - 1 - i : i;
@@ -310,7 +330,7 @@ template <class F> static inline void uir_emu_launch(unsigned int grid, unsigned
 	}
 }
 
-#define UIR_LAUNCH(name, grid, block, ...) uir_emu_launch((grid), (block), [=]() { name(__VA_ARGS__); })
+#define UIR_LAUNCH(name, grid, block, ...) uir_emu_launch(dim3(grid), dim3(block), [=]() { name(__VA_ARGS__); })
 
 /* ---- CUDA's vector types, for the aligned vector accesses of render-cuda ---- */
 

@@ -238,7 +238,14 @@ struct Stmt {
 	Stmt *then_, *else_;
 	/* filled by check */
 	int phase;         /* local loops: phase number in its kernel */
-	Stmt *kernel;      /* local loops: their global loop */
+	Stmt *kernel;      /* local loops: their kernel (the outermost global loop of its nest) */
+	/* global and local loops: the nest of directly nested loops of that axis they belong to
+	 * (docs/language.md 6.5): NEST its outermost loop (the loop itself when alone), DIM the
+	 * dimension the loop's index is (0 = x, the innermost; 1 = y; 2 = z); on the outermost
+	 * loop, DIMS its loops by dimension (dims[0] the innermost) and NDIMS how many */
+	Stmt *nest;
+	int dim;
+	Stmt *dims[3]; int ndims;
 	Mem **homed; int nhomed; /* thread/global loops: allocs whose home this is */
 	struct OverflowCheck *ovf; int novf; /* loops with a non-literal bound: see below */
 	bool in_bounds;    /* store, atomic: every element it writes lies in the memory (ranges.c) */
@@ -377,8 +384,20 @@ bool ops_apply(Op op, UirType t, UirType to, const Scalar *args, int nargs, Scal
 enum { KERNEL_SHARED_MAX = 49152 }; /* bytes of shared memory one kernel may use (48 KiB) */
 /* Whether checked program P is in kernel form; if not, "line N: REASON" in WHY. */
 bool kernel_form(const UirProgram *p, char *why, size_t whylen);
-/* Threads per block of global loop KERNEL: the bound of its first local loop, else 1. */
+/* Threads per block of global loop KERNEL: the product of the bounds of its first phase's
+ * local loops, else 1. */
 int64_t kernel_block_size(const Stmt *kernel);
+/* The grid and the block of KERNEL (the outermost global loop of a nest) by dimension,
+ * x first; 1 in the dimensions it does not have. Returns the number of dimensions of each
+ * (1 to 3) in *GRID_DIMS and *BLOCK_DIMS (either may be NULL). */
+void kernel_grid(const Stmt *kernel, int64_t grid[3], int *grid_dims);
+void kernel_block(const Stmt *kernel, int64_t block[3], int *block_dims);
+/* Whether KERNEL launches with dim3 grids and blocks: its grid or its block has more than
+ * one dimension. */
+bool kernel_multi_dim(const Stmt *kernel);
+/* The stride of dimension DIM in the flat index of nest TOP: the product of the bounds of
+ * its lower dimensions (1 for x). */
+int64_t nest_stride(const Stmt *top, int dim);
 /* Whether shared alloc M of KERNEL can be one register per thread (docs/language.md 5.4.1): every
  * access is a scalar M[t] with t the enclosing phase's thread index, and M holds at least a
  * block, so none faults. */

@@ -62,11 +62,13 @@ static void walk_accesses(Stmt *s, AccessFn fn, void *ctx)
 
 /* ---- homes (docs/language.md 5.2) ---- */
 
+/* The innermost thread or global loop around S; for a global loop, the outermost loop of
+ * its nest (docs/language.md 6.5: a block's shared memory is homed in the whole nest). */
 static Stmt *par_loop(Stmt *s)
 {
 	for (; s; s = s->parent)
 		if (s->kind == ST_LOOP && (s->axis == AX_THREAD || s->axis == AX_GLOBAL))
-			return s;
+			return s->axis == AX_GLOBAL && s->nest ? s->nest : s;
 	return NULL;
 }
 
@@ -168,11 +170,25 @@ static void fault_access(void *vctx, Mem *m, Stmt *at, Expr *load)
 typedef struct AxisCtx {
 	UirProgram *p;
 	Stmt *thread_loop;   /* enclosing thread loop */
-	Stmt *global_loop;   /* enclosing global loop */
-	Stmt *local_loop;    /* enclosing local loop */
+	Stmt *global_loop;   /* enclosing global loop (the innermost of its nest) */
+	Stmt *local_loop;    /* enclosing local loop (the innermost of its nest) */
 	bool if_in_kernel;   /* an if between the global loop and here */
 	int64_t unroll;      /* product of enclosing unroll bounds */
+	int gdepth, ldepth;  /* loops in the nest of global_loop, of local_loop */
 } AxisCtx;
+
+/* Whether loop S stands directly in a loop of its own axis whose body is lets followed by
+ * S alone: the shape of a nest (docs/language.md 6.5.1, 6.5.3). */
+static bool directly_nested(const Stmt *s)
+{
+	const Stmt *up = s->parent;
+	if (!up || up->kind != ST_LOOP || up->axis != s->axis || s->next)
+		return false;
+	for (const Stmt *x = up->body; x && x != s; x = x->next)
+		if (x->kind != ST_LET)
+			return false;
+	return true;
+}
 
 
 static void check_axes(AxisCtx *c, Stmt *s)
@@ -206,29 +222,60 @@ static void check_axes(AxisCtx *c, Stmt *s)
 						   c->local_loop ? "local" : c->thread_loop ? "thread" : "global");
 				in.thread_loop = s;
 				break;
-			case AX_GLOBAL:
-				if (c->thread_loop || c->global_loop)
-					diag_later(c->p, al, "E0401", NULL, "a global loop inside a %s loop: kernels do not nest",
-						   c->local_loop ? "local" : c->thread_loop ? "thread" : "global");
+			case AX_GLOBAL: {
+				/* a grid of 2 or 3 dimensions (docs/language.md 6.5.1) */
+				bool in_global = c->global_loop && !c->local_loop && !c->thread_loop &&
+						 s->parent == c->global_loop;
+				bool nested = in_global && directly_nested(s) && c->gdepth < 3;
+				if (in_global && !nested && directly_nested(s))
+					diag_later(c->p, al, "E0401", NULL, "a fourth nested global loop: a grid has at most "
+						   "three dimensions (x, y, z)");
+				else if (in_global && !nested)
+					diag_later(c->p, al, "E0401", NULL, "a global loop inside global loop '%s' whose body holds "
+						   "more than lets and this loop: nested global loops form one grid, so the outer "
+						   "loop's body is lets followed by the inner loop alone",
+						   c->global_loop->sym->name);
+				else if (!nested && (c->thread_loop || c->global_loop))
+					diag_later(c->p, al, "E0401", NULL, "a global loop inside a %s loop: kernels do not nest "
+						   "(a 2-D or 3-D grid is global loops directly inside one another)",
+						   c->local_loop ? "local" : c->thread_loop ? "thread" : "plain or unroll");
+				s->nest = nested ? s->parent->nest : s;
+				in.gdepth = nested ? c->gdepth + 1 : 1;
 				in.global_loop = s;
 				in.local_loop = NULL;
+				in.ldepth = 0;
 				in.if_in_kernel = false;
 				break;
-			case AX_LOCAL:
+			}
+			case AX_LOCAL: {
+				/* a block of 2 or 3 dimensions (docs/language.md 6.5.3) */
+				bool in_local = c->local_loop && s->parent == c->local_loop;
+				bool nested = in_local && directly_nested(s) && c->ldepth < 3;
 				if (!c->global_loop)
 					diag_later(c->p, al, "E0401", NULL, "a local loop outside every global loop: "
 						   "threads exist only inside a block");
-				else if (c->local_loop)
-					diag_later(c->p, al, "E0401", NULL, "a local loop inside local loop '%s': a block has one "
-						   "level of threads", c->local_loop->sym->name);
+				else if (in_local && !nested && directly_nested(s))
+					diag_later(c->p, al, "E0401", NULL, "a fourth nested local loop: a block has at most "
+						   "three dimensions (x, y, z)");
+				else if (in_local && !nested)
+					diag_later(c->p, al, "E0401", NULL, "a local loop inside local loop '%s' whose body holds "
+						   "more than lets and this loop: nested local loops form one phase, so the outer "
+						   "loop's body is lets followed by the inner loop alone", c->local_loop->sym->name);
+				else if (c->local_loop && !nested)
+					diag_later(c->p, al, "E0401", NULL, "a local loop inside local loop '%s' but not directly: "
+						   "a block's threads are one nest of local loops, each directly inside the other",
+						   c->local_loop->sym->name);
 				else if (c->if_in_kernel)
 					diag_later(c->p, al, "E0401", NULL, "a local loop inside an if: every thread of the block "
 						   "must reach each phase (put the if inside the local loop)");
 				if (s->value->kind != EX_LIT || s->bound_lit < 1 || s->bound_lit > 1024)
 					diag_later(c->p, s->value->loc, "E0402", NULL,
 						   "the bound of a local loop is the block size: an integer literal from 1 to 1024");
+				s->nest = nested ? s->parent->nest : s;
+				in.ldepth = nested ? c->ldepth + 1 : 1;
 				in.local_loop = s;
 				break;
+			}
 			case AX_UNROLL:
 				if (s->value->kind != EX_LIT || s->bound_lit < 1 || s->bound_lit > 64) {
 					diag_later(c->p, s->value->loc, "E0402", NULL,
@@ -253,7 +300,94 @@ static void check_axes(AxisCtx *c, Stmt *s)
 	}
 }
 
-/* One block size per kernel: every local loop of a global loop has the same bound. */
+/* ---- nests of global and local loops (docs/language.md 6.5) ---- */
+
+/* Fills dims, ndims and dim of the nest whose outermost loop is TOP (check_axes set every
+ * loop's nest), and checks its bounds (E0402): a grid's are integer literals, y and z at
+ * most 65535, at most 2^31-1 blocks in all; a block has at most 1024 threads, z at most 64. */
+static void nest_facts(UirProgram *p, Stmt *top)
+{
+	Stmt *chain[3];
+	int n = 0;
+	for (Stmt *cur = top; cur && n < 3;) {
+		chain[n++] = cur;
+		Stmt *last = cur->body;
+		while (last && last->next)
+			last = last->next;
+		cur = last && last->kind == ST_LOOP && last->axis == top->axis && last->nest == top ? last : NULL;
+	}
+	top->ndims = n;
+	for (int i = 0; i < n; i++) {
+		top->dims[i] = chain[n - 1 - i];
+		top->dims[i]->dim = i;
+	}
+	static const char xyz[] = "xyz";
+	if (top->axis == AX_GLOBAL && n > 1) {
+		bool lits = true;
+		int64_t blocks = 1;
+		for (int i = 0; i < n; i++) {
+			Stmt *d = top->dims[i];
+			int64_t most = i ? 65535 : INT32_MAX;
+			if (d->value->kind != EX_LIT || d->bound_lit < 1 || d->bound_lit > most) {
+				diag_later(p, d->value->loc, "E0402", NULL, "the bound of global loop '%s' (the %c dimension of a "
+					   "%d-D grid) must be an integer literal from 1 to %lld", d->sym->name, xyz[i], n,
+					   (long long)most);
+				lits = false;
+			} else {
+				blocks *= d->bound_lit;
+			}
+		}
+		if (lits && blocks > INT32_MAX)
+			diag_later(p, top->value->loc, "E0402", NULL, "this grid has %lld blocks in all; a grid has at most "
+				   "2147483647 (2^31-1)", (long long)blocks);
+	}
+	if (top->axis == AX_LOCAL && n > 1) {
+		int64_t threads = 1;
+		for (int i = 0; i < n; i++) {
+			if (top->dims[i]->bound_lit < 1 || top->dims[i]->bound_lit > 1024)
+				return; /* reported by check_axes */
+			threads *= top->dims[i]->bound_lit;
+		}
+		if (threads > 1024)
+			diag_later(p, top->value->loc, "E0402", NULL, "this block has %lld threads in all (the product of the "
+				   "bounds of its local loops); a block has at most 1024", (long long)threads);
+		if (n == 3 && top->bound_lit > 64)
+			diag_later(p, top->value->loc, "E0402", NULL, "the bound of local loop '%s' (the z dimension of a "
+				   "3-D block) is at most 64", top->sym->name);
+	}
+}
+
+static void nests(UirProgram *p, Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_IF) {
+			nests(p, s->then_);
+			nests(p, s->else_);
+		} else if (s->kind == ST_LOOP) {
+			if ((s->axis == AX_GLOBAL || s->axis == AX_LOCAL) && s->nest == s)
+				nest_facts(p, s);
+			nests(p, s->body);
+		}
+	}
+}
+
+/* The shape of phase TOP (a nest of local loops) as "16x16" (outer loop first), and its
+ * bounds by dimension in B (1 where it has none). */
+static const char *phase_shape(UirProgram *p, const Stmt *top, int64_t b[3])
+{
+	char buf[64];
+	size_t len = 0;
+	b[0] = b[1] = b[2] = 1;
+	for (int i = top->ndims - 1; i >= 0; i--) {
+		b[i] = top->dims[i]->bound_lit;
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%lld", i == top->ndims - 1 ? "" : "x",
+					(long long)b[i]);
+	}
+	return arena_strndup(&p->arena, buf, len);
+}
+
+/* One block per kernel: every phase (nest of local loops) of a kernel has the same bounds,
+ * dimension by dimension (docs/language.md 6.4.2, 6.5.4). */
 static void block_sizes(UirProgram *p, Stmt *s, Stmt *kernel, Stmt **first)
 {
 	for (; s; s = s->next) {
@@ -261,19 +395,37 @@ static void block_sizes(UirProgram *p, Stmt *s, Stmt *kernel, Stmt **first)
 			block_sizes(p, s->then_, kernel, first);
 			block_sizes(p, s->else_, kernel, first);
 		} else if (s->kind == ST_LOOP) {
-			if (s->axis == AX_GLOBAL) {
+			if (s->axis == AX_GLOBAL && s->nest == s) {
 				Stmt *f = NULL;
 				block_sizes(p, s->body, s, &f);
 				continue;
 			}
 			if (s->axis == AX_LOCAL && kernel) {
 				s->kernel = kernel;
-				if (!*first)
+				bool in_local = false; /* misplaced: E0401 already */
+				for (const Stmt *up = s->parent; up && !in_local; up = up->parent)
+					in_local = up->kind == ST_LOOP && up->axis == AX_LOCAL;
+				if (s->nest != s || in_local) {
+					/* an inner loop of a phase: its shape is the phase's */
+				} else if (!*first) {
 					*first = s;
-				else if (s->bound_lit >= 1 && (*first)->bound_lit >= 1 && s->bound_lit != (*first)->bound_lit)
-					diag_later(p, s->value->loc, "E0402", NULL,
-						   "a kernel has one block size: this local loop has %lld threads, the one on line %d has %lld",
-						   (long long)s->bound_lit, (*first)->loc.line, (long long)(*first)->bound_lit);
+				} else if (s->ndims == 1 && (*first)->ndims == 1) {
+					if (s->bound_lit >= 1 && (*first)->bound_lit >= 1 && s->bound_lit != (*first)->bound_lit)
+						diag_later(p, s->value->loc, "E0402", NULL,
+							   "a kernel has one block size: this local loop has %lld threads, the one on line %d has %lld",
+							   (long long)s->bound_lit, (*first)->loc.line, (long long)(*first)->bound_lit);
+				} else {
+					int64_t a[3], b[3];
+					const char *sa = phase_shape(p, s, a), *sb = phase_shape(p, *first, b);
+					bool valid = true;
+					for (int i = 0; i < 3; i++)
+						valid &= a[i] >= 1 && b[i] >= 1;
+					if (valid && (a[0] != b[0] || a[1] != b[1] || a[2] != b[2]))
+						diag_later(p, s->value->loc, "E0402", NULL,
+							   "every phase of a kernel has the same block: this phase is %s threads, the one "
+							   "on line %d is %s (the bounds of its local loops, outer first)", sa,
+							   (*first)->loc.line, sb);
+				}
 			}
 			block_sizes(p, s->body, kernel, first);
 		}
@@ -290,9 +442,10 @@ static void loop_keys(UirProgram *p, Stmt *s)
 			loop_keys(p, s->else_);
 		} else if (s->kind == ST_LOOP) {
 			if (s->axis == AX_LOCAL && s->kernel)
-				/* one index for every phase of the kernel, whatever its name
+				/* one index for every phase of the kernel, whatever its name, per dimension
 				 * (docs/language.md 7.2.3) */
-				s->sym->key = fmt_str(&p->arena, "#t%d:%d", s->kernel->loc.line, s->kernel->loc.col);
+				s->sym->key = fmt_str(&p->arena, "#t%d:%d%s", s->kernel->loc.line, s->kernel->loc.col,
+						      s->dim == 2 ? ".z" : s->dim == 1 ? ".y" : "");
 			else if (s->value->kind == EX_LIT)
 				s->sym->key = fmt_str(&p->arena, "%s#%lld", s->sym->name, (long long)s->bound_lit);
 			else
@@ -310,13 +463,13 @@ static void number_phases(Stmt *s, int *n)
 			number_phases(s->then_, n);
 			number_phases(s->else_, n);
 		} else if (s->kind == ST_LOOP) {
-			if (s->axis == AX_GLOBAL) {
+			if (s->axis == AX_GLOBAL && s->nest == s) {
 				int k = 0;
 				number_phases(s->body, &k);
 				continue;
 			}
 			if (s->axis == AX_LOCAL)
-				s->phase = (*n)++;
+				s->phase = s->nest == s ? (*n)++ : s->nest->phase;
 			number_phases(s->body, n);
 		}
 	}
@@ -339,8 +492,9 @@ bool check_program(UirProgram *p, unsigned flags)
 	if (diag_flush(p))
 		return false;
 	/* E04 */
-	AxisCtx ac = { p, NULL, NULL, NULL, false, 1 };
+	AxisCtx ac = { p, NULL, NULL, NULL, false, 1, 0, 0 };
 	check_axes(&ac, p->top);
+	nests(p, p->top);
 	Stmt *first = NULL;
 	block_sizes(p, p->top, NULL, &first);
 	if (diag_flush(p))

@@ -141,24 +141,64 @@ bool kernel_form(const UirProgram *p, char *why, size_t whylen)
 	return true;
 }
 
-static int64_t first_local_bound(const Stmt *s)
+/* The first phase (the outermost loop of a nest of local loops) in S, or NULL. */
+static const Stmt *first_phase(const Stmt *s)
 {
 	for (; s; s = s->next) {
 		if (s->kind == ST_LOOP && s->axis == AX_LOCAL)
-			return s->bound_lit;
+			return s;
 		if (s->kind == ST_LOOP) {
-			int64_t b = first_local_bound(s->body);
-			if (b)
-				return b;
+			const Stmt *f = first_phase(s->body);
+			if (f)
+				return f;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+void kernel_block(const Stmt *kernel, int64_t block[3], int *block_dims)
+{
+	const Stmt *f = first_phase(kernel->body);
+	block[0] = block[1] = block[2] = 1;
+	int n = f ? (f->ndims > 0 ? f->ndims : 1) : 1;
+	for (int i = 0; f && i < n; i++)
+		block[i] = f->ndims > 0 ? f->dims[i]->bound_lit : f->bound_lit;
+	if (block_dims)
+		*block_dims = n;
+}
+
+void kernel_grid(const Stmt *kernel, int64_t grid[3], int *grid_dims)
+{
+	int n = kernel->ndims > 0 ? kernel->ndims : 1;
+	grid[0] = grid[1] = grid[2] = 1;
+	for (int i = 0; i < n; i++)
+		grid[i] = kernel->ndims > 0 ? kernel->dims[i]->bound_lit : kernel->bound_lit;
+	if (grid_dims)
+		*grid_dims = n;
+}
+
+bool kernel_multi_dim(const Stmt *kernel)
+{
+	int64_t v[3];
+	int g, b;
+	kernel_grid(kernel, v, &g);
+	kernel_block(kernel, v, &b);
+	return g > 1 || b > 1;
+}
+
+int64_t nest_stride(const Stmt *top, int dim)
+{
+	int64_t s = 1;
+	for (int i = 0; i < dim && i < top->ndims; i++)
+		s *= top->dims[i]->bound_lit;
+	return s;
 }
 
 int64_t kernel_block_size(const Stmt *kernel)
 {
-	int64_t b = first_local_bound(kernel->body);
-	return b ? b : 1;
+	int64_t b[3];
+	kernel_block(kernel, b, NULL);
+	return b[0] * b[1] * b[2];
 }
 
 /* The name an offset stands for, following lets ("let i = t" is t). */
@@ -204,9 +244,11 @@ static void slot_stmts(const Stmt *s, const Stmt *phase, SlotCheck *sc)
 
 bool kernel_slot_alloc(const Stmt *kernel, const Mem *m)
 {
-	int64_t block = kernel_block_size(kernel);
-	if (m->size < block)
-		return false;
+	int64_t block = kernel_block_size(kernel), b[3];
+	int dims;
+	kernel_block(kernel, b, &dims);
+	if (m->size < block || dims > 1)
+		return false; /* acc[tx] in a block of 2 or 3 dimensions is shared by its rows */
 	SlotCheck sc = { m, true };
 	slot_stmts(kernel->body, NULL, &sc);
 	return sc.ok;
@@ -255,7 +297,14 @@ bool phase_follows_barrier(const Stmt *phase, const Stmt *kernel)
 	const Stmt *prev = NULL;
 	for (const Stmt *x = parent->body; x && x != phase; x = x->next)
 		prev = x;
-	if (!prev)
-		return parent == kernel;
-	return prev->kind == ST_LOOP && prev->axis == AX_LOCAL;
+	if (prev)
+		return prev->kind == ST_LOOP && prev->axis == AX_LOCAL;
+	/* first in a body: the kernel's start, when every loop of the grid's nest above it
+	 * starts its body with the next (no lets of the nest come first) */
+	for (const Stmt *up = parent; up != kernel; up = up->parent) {
+		if (up->kind != ST_LOOP || up->axis != AX_GLOBAL || up->nest != kernel || !up->parent ||
+		    up->parent->body != up)
+			return false;
+	}
+	return true;
 }

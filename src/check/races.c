@@ -5,6 +5,9 @@
  *   phase check:  one local loop, p its thread index, the block's other indices fixed;
  *   kernel check: a whole global body across its phases, p the block index;
  *   thread check: a thread loop's body, p the thread index.
+ * In a 2-D or 3-D grid or block (a nest of global or local loops, docs/language.md 6.5) p is
+ * the tuple of the nest's indices: the digits must determine each of them, and the exact
+ * analysis numbers the tuples by one flat index.
  * For each memory that the code stores into (and that is not private to an iteration of p),
  * every access must have a unique-number offset (E0501) whose digits determine p (E0502),
  * and all accesses must share one normal form (E0503). The extensions of docs/language.md
@@ -42,8 +45,11 @@ typedef struct Access {
 typedef struct Code {
 	UirProgram *p;
 	CheckKind kind;
-	Stmt *root;          /* the parallel loop */
-	const Sym *psym;
+	Stmt *root;          /* the parallel loop (the outermost of its nest) */
+	const Sym *psym;     /* its index */
+	const Sym *pidx[3];  /* the parallel index: the tuple of the nest's indices, x first */
+	int np;
+	const Sym *miss;     /* the index of the tuple an E0502 is about (its advice) */
 	bool strict;
 	bool exact;          /* the exact analysis decides what the rules reject */
 	Access *acc;
@@ -81,9 +87,46 @@ static bool inside_loop(const Code *c, const Sym *y)
 	return y && y->kind == SYM_LOOP && stmt_inside(y->def, c->root);
 }
 
+/* Which index of the parallel tuple Y is (0 = x), or -1. */
+static int p_dim(const Code *c, const Sym *y)
+{
+	if (!y || !y->key)
+		return -1;
+	for (int i = 0; i < c->np; i++)
+		if (c->pidx[i]->key && !strcmp(y->key, c->pidx[i]->key))
+			return i;
+	return -1;
+}
+
 static bool is_p(const Code *c, const Sym *y)
 {
-	return y && y->key && c->psym->key && !strcmp(y->key, c->psym->key);
+	return p_dim(c, y) >= 0;
+}
+
+/* The literal bound of index I of the parallel tuple, or -1. */
+static int64_t p_bound(const Code *c, int i)
+{
+	const Stmt *l = c->pidx[i]->def;
+	return l->value->kind == EX_LIT ? l->bound_lit : -1;
+}
+
+/* An iteration of p by its flat number (x fastest) as messages write it: "t=5", or
+ * "(ty=0, tx=5)" for a tuple. */
+static const char *p_text(const Code *c, int64_t flat)
+{
+	if (c->np == 1)
+		return fmt_str(&c->p->arena, "%s=%lld", c->pidx[0]->name, (long long)flat);
+	int64_t v[3];
+	for (int i = 0; i < c->np; i++) {
+		int64_t b = p_bound(c, i) > 0 ? p_bound(c, i) : 1;
+		v[i] = flat % b;
+		flat /= b;
+	}
+	if (c->np == 2)
+		return fmt_str(&c->p->arena, "(%s=%lld, %s=%lld)", c->pidx[1]->name, (long long)v[1], c->pidx[0]->name,
+			       (long long)v[0]);
+	return fmt_str(&c->p->arena, "(%s=%lld, %s=%lld, %s=%lld)", c->pidx[2]->name, (long long)v[2],
+		       c->pidx[1]->name, (long long)v[1], c->pidx[0]->name, (long long)v[0]);
 }
 
 static bool skipped(const Code *c, const Mem *m)
@@ -334,11 +377,12 @@ static bool guard_of(Code *c, const Stmt *ifs, Guard *g)
 	return true;
 }
 
-/* C's normal form as text when COND is `eq p C` / `eq C p` with C uniform. */
-static const char *one_thread(Code *c, const Expr *cond)
+/* When COND is `eq p C` / `eq C p` with p an index of the parallel tuple and C uniform:
+ * which index (0 = x), with C's normal form as text in *KEY; else -1. */
+static int one_eq(Code *c, const Expr *cond, const char **key)
 {
 	if (cond->kind != EX_OP || cond->op != OP_EQ || cond->nargs != 2 || cond->args[0]->ty != UIR_I32)
-		return NULL;
+		return -1;
 	for (int k = 0; k < 2; k++) {
 		Norm x = normalize(&c->nc, cond->args[k]);
 		if (x.bad || x.c0 != 0 || x.n != 1 || x.v[0].coef != 1 || x.v[0].t->kind != TM_INDEX ||
@@ -346,19 +390,37 @@ static const char *one_thread(Code *c, const Expr *cond)
 			continue;
 		Norm cn = normalize(&c->nc, cond->args[1 - k]);
 		if (cn.bad)
-			return NULL;
+			return -1;
 		for (int i = 0; i < cn.n; i++)
 			if (!uniform_term(c, cn.v[i].t))
-				return NULL;
+				return -1;
 		/* a canonical key: c0 and sorted term keys */
 		char buf[2048];
 		size_t len = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)cn.c0);
 		for (int i = 0; i < cn.n && len < sizeof buf - 200; i++)
 			len += (size_t)snprintf(buf + len, sizeof buf - len, "|%lld*%.150s", (long long)cn.v[i].coef,
 						cn.v[i].t->key);
-		return arena_strndup(c->nc.a, buf, len);
+		*key = arena_strndup(c->nc.a, buf, len);
+		return p_dim(c, x.v[0].t->index);
 	}
-	return NULL;
+	return -1;
+}
+
+/* The indices of the parallel tuple that the then-branch of COND fixes: `eq p C` and the
+ * operands of a bool `and` of such conditions (docs/language.md 7.5.2). KEYS[i] gets C's
+ * form for index i, the first one found. */
+static void one_facts(Code *c, const Expr *cond, const char **keys, int depth)
+{
+	if (cond->kind == EX_OP && cond->op == OP_AND && cond->nargs == 2 && cond->ty == UIR_BOOL && cond->lanes == 1 &&
+	    depth < 64) {
+		one_facts(c, cond->args[0], keys, depth + 1);
+		one_facts(c, cond->args[1], keys, depth + 1);
+		return;
+	}
+	const char *k = NULL;
+	int d = one_eq(c, cond, &k);
+	if (d >= 0 && !keys[d])
+		keys[d] = k;
 }
 
 /* ---- the exact analysis: which iterations touch which elements ---- */
@@ -459,29 +521,36 @@ static void over_budget(Enum *en, const char *why)
 }
 
 /* The witness messages, for the enumeration and for ISL alike: iterations PA and PB of the
- * parallel index both write M[O] (accesses AA and AB), or PA writes what PB reads. */
+ * parallel index (flat numbers, pvalue()) both write M[O] (accesses AA and AB), or PA
+ * writes what PB reads. */
 static char *both_write(const Code *c, const Mem *m, int64_t pa, int aa, int64_t pb, int ab, int64_t o)
 {
 	int64_t x = pa < pb ? pa : pb, y = pa < pb ? pb : pa;
-	const char *pn = c->psym->name;
-	return fmt_str(&c->p->arena, "%s %s=%lld and %s=%lld both write %s[%lld] (lines %d and %d)", who(c), pn,
-		       (long long)x, pn, (long long)y, m->name, (long long)o, c->acc[aa].loc.line, c->acc[ab].loc.line);
+	return fmt_str(&c->p->arena, "%s %s and %s both write %s[%lld] (lines %d and %d)", who(c), p_text(c, x),
+		       p_text(c, y), m->name, (long long)o, c->acc[aa].loc.line, c->acc[ab].loc.line);
 }
 
 static char *write_read(const Code *c, const Mem *m, int64_t pw, int aw, int64_t pr, int ar, int64_t o)
 {
-	const char *pn = c->psym->name;
-	return fmt_str(&c->p->arena, "%s %s=%lld writes %s[%lld] (line %d), which %s %s=%lld reads (line %d)", who1(c), pn,
-		       (long long)pw, m->name, (long long)o, c->acc[aw].loc.line, who1(c), pn, (long long)pr,
+	return fmt_str(&c->p->arena, "%s %s writes %s[%lld] (line %d), which %s %s reads (line %d)", who1(c),
+		       p_text(c, pw), m->name, (long long)o, c->acc[aw].loc.line, who1(c), p_text(c, pr),
 		       c->acc[ar].loc.line);
 }
 
+/* The iteration of p being visited, by its flat number: x fastest (docs/language.md 7.6.1:
+ * two different tuples never share a number). */
 static int64_t pvalue(Enum *en)
 {
-	for (int i = 0; i < en->n; i++)
-		if (is_p(en->c, en->syms[i]))
-			return en->vals[i];
-	return 0;
+	int64_t v[3] = { 0, 0, 0 };
+	for (int i = 0; i < en->n; i++) {
+		int d = p_dim(en->c, en->syms[i]);
+		if (d >= 0)
+			v[d] = en->vals[i];
+	}
+	int64_t flat = 0;
+	for (int d = en->c->np - 1; d >= 0; d--)
+		flat = flat * (p_bound(en->c, d) > 0 ? p_bound(en->c, d) : 1) + v[d];
+	return flat;
 }
 
 /* One iteration tuple: the access's guards, then its elements. */
@@ -547,17 +616,24 @@ static void visit(Enum *en)
 	}
 }
 
-/* The loops from the checked code's root down to access A, outermost first. */
+/* The loops from the checked code's root down to access A, outermost first. In a nest
+ * every loop of the parallel tuple comes first, also for an access in the lets between
+ * them: every block (thread) of the tuple evaluates those (docs/language.md 6.5.5). */
 static int access_loops(const Code *c, const Access *a, Stmt **out, int max)
 {
 	int n = 0;
 	for (Stmt *s = a->stmt->parent; s; s = s->parent) {
 		if (s->kind != ST_LOOP || !stmt_inside(s, c->root))
 			continue;
-		if (n == max)
+		if (c->np > 1 && s->nest == c->root && s->axis == c->root->axis)
+			continue; /* a loop of the tuple: added below */
+		if (n + c->np >= max)
 			return -1;
 		out[n++] = s;
 	}
+	if (c->np > 1)
+		for (int i = 0; i < c->np; i++)
+			out[n++] = c->root->dims[i]; /* x first: reversed below */
 	for (int i = 0; i < n / 2; i++) {
 		Stmt *t = out[i];
 		out[i] = out[n - 1 - i];
@@ -714,6 +790,10 @@ static double tuples_estimate(Code *c, const Mem *m, Stmt **outer, const bool *u
  * collision, NULL (with *WHY) when it cannot decide. */
 static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, const char **why)
 {
+	if (c->np > 1) { /* the question is put with one parallel index, not a tuple */
+		*why = "the integer set library is asked about one parallel index, not a grid's or block's tuple";
+		return NULL;
+	}
 	int n = mend(c, m) - mbeg(c, m);
 	IslAccess *acc = xcalloc((size_t)n + 1, sizeof *acc);
 	Stmt **loops = xmalloc(((size_t)n * 64 + 1) * sizeof *loops);
@@ -855,11 +935,17 @@ static const char *advice(const Code *c, const Mem *m, RaceKind r, const char *p
 		fix = "build the offset from loop indices and literals, or load the value before the parallel loop (a let "
 		      "outside it)";
 		break;
-	case R_INDEX:
-		fix = fmt_str(&c->p->arena, "use %s itself (or mod %s e with e >= its bound) in the offset so that each %s "
-			      "has its own element; for one writer, `if (eq %s 0)`", c->psym->name, c->psym->name, who1(c),
-			      c->psym->name);
+	case R_INDEX: {
+		const char *n = (c->miss ? c->miss : c->psym)->name;
+		if (c->np > 1)
+			fix = fmt_str(&c->p->arena, "use %s itself (or mod %s e with e >= its bound) in the offset so that each "
+				      "%s has its own element; for one writer, an if that fixes every index, `if (and (eq %s 0) "
+				      "(eq %s 0))`", n, n, who1(c), c->pidx[1]->name, c->pidx[0]->name);
+		else
+			fix = fmt_str(&c->p->arena, "use %s itself (or mod %s e with e >= its bound) in the offset so that each %s "
+				      "has its own element; for one writer, `if (eq %s 0)`", n, n, who1(c), n);
 		break;
+	}
 	default:
 		fix = c->kind == CK_PHASE ? "write and read it in different phases (a second local loop), or use a double "
 					    "buffer"
@@ -927,10 +1013,6 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 	}
 	Digit d[80];
 	int nd = 0;
-	bool has_p = false, has_mod_big = false;
-	int64_t divs[16], mods[16];
-	int ndiv = 0, nmod = 0;
-	int64_t pb = c->psym->def->value->kind == EX_LIT ? c->psym->def->bound_lit : -1;
 	for (int i = 0; i < a->norm.n; i++) {
 		const Term *t = a->norm.v[i].t;
 		int64_t coef = a->norm.v[i].coef;
@@ -953,18 +1035,33 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 			   term_text(&p->arena, t), why);
 		return false;
 	}
-	/* digits of p, before guards and before dropping zero-range digits */
-	for (int i = 0; i < nd; i++) {
-		if (!is_p(c, d[i].t->index))
+	/* which index of the parallel tuple the digits fail to determine (docs/language.md
+	 * 7.4.3), looked at before guards and before dropping zero-range digits; -1: none */
+	int undetermined = -1;
+	for (int k = 0; k < c->np && undetermined < 0; k++) {
+		int64_t pb = p_bound(c, k);
+		if (pb == 1)
 			continue;
-		if (d[i].t->kind == TM_INDEX)
-			has_p = true;
-		else if (d[i].t->kind == TM_MOD && pb >= 0 && d[i].t->d >= pb)
-			has_mod_big = true;
-		if (d[i].t->kind == TM_DIV && ndiv < 16)
-			divs[ndiv++] = d[i].t->d;
-		if (d[i].t->kind == TM_MOD && nmod < 16)
-			mods[nmod++] = d[i].t->d;
+		bool has_p = false, has_mod_big = false, pair = false;
+		int64_t divs[16], mods[16];
+		int ndiv = 0, nmod = 0;
+		for (int i = 0; i < nd; i++) {
+			if (p_dim(c, d[i].t->index) != k)
+				continue;
+			if (d[i].t->kind == TM_INDEX)
+				has_p = true;
+			else if (d[i].t->kind == TM_MOD && pb >= 0 && d[i].t->d >= pb)
+				has_mod_big = true;
+			if (d[i].t->kind == TM_DIV && ndiv < 16)
+				divs[ndiv++] = d[i].t->d;
+			if (d[i].t->kind == TM_MOD && nmod < 16)
+				mods[nmod++] = d[i].t->d;
+		}
+		for (int i = 0; i < ndiv; i++)
+			for (int j = 0; j < nmod; j++)
+				pair |= mods[j] >= divs[i];
+		if (!has_p && !has_mod_big && !pair)
+			undetermined = k;
 	}
 	/* guarded sums (docs/language.md 7.5.3): m * (digits of S) may count as one digit of
 	 * coefficient m and largest C - 1. "May": every subset of the guards is tried, and the
@@ -1029,20 +1126,22 @@ static bool check_access(Code *c, Access *a, bool exempt_p)
 			   "the offset of %s is not a unique number: %s", acc_desc(c, a), first_why);
 		return false;
 	}
-	if (exempt_p || pb == 1)
+	if (exempt_p || undetermined < 0)
 		return true;
-	bool pair = false;
-	for (int i = 0; i < ndiv; i++)
-		for (int j = 0; j < nmod; j++)
-			pair |= mods[j] >= divs[i];
-	if (!has_p && !has_mod_big && !pair) {
-		diag_later(p, a->loc, "E0502", advice(c, a->mem, R_INDEX, collision(c, a->mem)),
+	const char *pn = c->pidx[undetermined]->name;
+	c->miss = c->pidx[undetermined];
+	const char *adv = advice(c, a->mem, R_INDEX, collision(c, a->mem));
+	c->miss = NULL;
+	if (c->np == 1)
+		diag_later(p, a->loc, "E0502", adv,
 			   "the offset of %s does not determine %s %s: it needs %s itself, mod %s e with e >= its bound, or "
-			   "both div %s d and mod %s e with e >= d", acc_desc(c, a), who1(c), c->psym->name,
-			   c->psym->name, c->psym->name, c->psym->name, c->psym->name);
-		return false;
-	}
-	return true;
+			   "both div %s d and mod %s e with e >= d", acc_desc(c, a), who1(c), pn, pn, pn, pn, pn);
+	else
+		diag_later(p, a->loc, "E0502", adv,
+			   "the offset of %s does not determine %s index %s (the %c index of the %s): it needs %s itself, "
+			   "mod %s e with e >= its bound, or both div %s d and mod %s e with e >= d", acc_desc(c, a), who1(c),
+			   pn, "xyz"[undetermined], c->kind == CK_KERNEL ? "grid" : "block", pn, pn, pn, pn);
+	return false;
 }
 
 static void rules_memory(Code *c, Mem *m);
@@ -1131,6 +1230,13 @@ static void code_open(Code *c, UirProgram *p, CheckKind kind, Stmt *root, unsign
 	c->kind = kind;
 	c->root = root;
 	c->psym = root->sym;
+	c->np = 1;
+	c->pidx[0] = root->sym;
+	if ((kind == CK_KERNEL || kind == CK_PHASE) && root->ndims > 1) {
+		c->np = root->ndims;
+		for (int i = 0; i < c->np; i++)
+			c->pidx[i] = root->dims[i]->sym;
+	}
 	bool strict = flags & UIR_CHECK_STRICT;
 	c->strict = strict;
 	c->exact = !strict && !(flags & UIR_CHECK_NO_EXACT);
@@ -1159,14 +1265,26 @@ static void code_open(Code *c, UirProgram *p, CheckKind kind, Stmt *root, unsign
 		Access *a = &c->acc[i];
 		a->norm = normalize(&c->nc, a->off);
 		IfPath *ip = &paths[i];
+		const char *keys[3] = { NULL, NULL, NULL };
 		for (int k = 0; k < ip->n && !strict; k++) {
 			if (!ip->thens[k])
 				continue;
-			if (!a->onethread)
-				a->onethread = one_thread(c, ip->ifs[k]->cond);
+			one_facts(c, ip->ifs[k]->cond, keys, 0);
 			if (a->nguards < 8 && guard_of(c, ip->ifs[k], &a->guards[a->nguards]))
 				a->nguards++;
 		}
+		/* a one-thread branch fixes every index of the tuple (docs/language.md 7.5.2); an
+		 * index of one value needs no fixing */
+		bool all = !strict;
+		for (int k = 0; k < c->np; k++) {
+			if (!keys[k] && c->np > 1 && p_bound(c, k) == 1)
+				keys[k] = "0";
+			all &= keys[k] != NULL;
+		}
+		if (all && c->np == 1)
+			a->onethread = keys[0];
+		else if (all)
+			a->onethread = fmt_str(&p->arena, "%s;%s;%s", keys[0], keys[1], c->np > 2 ? keys[2] : "");
 	}
 }
 
@@ -1183,8 +1301,15 @@ static void code_close(Code *c)
 
 static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 {
-	/* a single iteration (docs/language.md 7.5.4): nothing to keep apart */
-	if (!(flags & UIR_CHECK_STRICT) && root->value->kind == EX_LIT && root->bound_lit == 1)
+	/* a single iteration (docs/language.md 7.5.4): nothing to keep apart; a nest (a grid or
+	 * a block of 2 or 3 dimensions) has one when each of its loops has one */
+	bool single = true;
+	int nd = root->ndims > 1 && kind != CK_THREAD ? root->ndims : 1;
+	for (int i = 0; i < nd; i++) {
+		const Stmt *l = nd > 1 ? root->dims[i] : root;
+		single &= l->value->kind == EX_LIT && l->bound_lit == 1;
+	}
+	if (!(flags & UIR_CHECK_STRICT) && single)
 		return;
 	Code c;
 	code_open(&c, p, kind, root, flags);
@@ -1255,10 +1380,10 @@ static void find_codes(UirProgram *p, Stmt *s, unsigned flags)
 			find_codes(p, s->body, flags);
 			if (s->axis == AX_THREAD)
 				run_check(p, CK_THREAD, s, flags);
-			else if (s->axis == AX_GLOBAL)
-				run_check(p, CK_KERNEL, s, flags);
-			else if (s->axis == AX_LOCAL)
-				run_check(p, CK_PHASE, s, flags);
+			else if (s->axis == AX_GLOBAL && s->nest == s)
+				run_check(p, CK_KERNEL, s, flags); /* a nest is one kernel */
+			else if (s->axis == AX_LOCAL && s->nest == s)
+				run_check(p, CK_PHASE, s, flags); /* a nest is one phase */
 		}
 	}
 }

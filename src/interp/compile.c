@@ -192,10 +192,14 @@ static int32_t expr(Comp *c, const Expr *e)
 
 static Block block(Comp *c, const Stmt *s);
 
-/* The allocs whose home is the loop S, as a zeroing list. */
+/* The allocs whose home is the loop S, as a zeroing list. A grid's shared memory is homed
+ * in the outermost loop of its nest and zeroed at every iteration of each of its loops, so
+ * that every block starts with zeros (docs/language.md 6.5.6). */
 static void homed_allocs(Comp *c, const Stmt *s, LoopInfo *L)
 {
 	int n = 0;
+	if (s->axis == AX_GLOBAL && s->nest)
+		s = s->nest;
 	for (int i = 0; i < c->p->nallocs; i++)
 		n += c->p->allocs[i]->home == s;
 	if (!n)

@@ -10,6 +10,12 @@
  *   inner level: threads of one `local` loop (one phase of one block); the barrier between
  *                phases, and between blocks, starts a new instance.
  *
+ * In a grid or block of 2 or 3 dimensions (a nest of global or local loops, docs/language.md
+ * 6.5) the iteration is the tuple of the nest's indices, numbered flat (x fastest); an access
+ * in the lets between the nest's loops counts as made by the tuple whose inner indices are 0
+ * (the first block or thread that evaluates them), so a race found is real, though one on
+ * those lets alone may be missed.
+ *
  * Each run of a parallel loop is an instance with its own number, so records left by
  * earlier instances never compare with later ones. Two accesses conflict when they belong
  * to the same instance, come from different iterations, and at least one writes, unless
@@ -63,8 +69,14 @@ typedef struct RaceSite {
 /* The parallel loops around the running code. */
 typedef struct RaceCur {
 	uint32_t oinst, iinst; /* instances (0: not inside such a loop) */
-	int32_t oreg, ireg;    /* their index registers */
-	const Stmt *oloop, *iloop;
+	int32_t oreg, ireg;    /* their index registers (one dimension) */
+	const Stmt *oloop, *iloop; /* the loops (the outermost of a nest) */
+	/* per level, a nest of nd > 1 loops: the index registers and bounds by dimension
+	 * (x first), and which of its loops are running (bit per dimension) */
+	int nd[2];
+	int32_t regs[2][3];
+	int64_t bounds[2][3];
+	unsigned on[2];
 } RaceCur;
 
 struct RaceState {
@@ -169,22 +181,52 @@ static uint32_t new_inst(RaceState *rs)
 	return rs->next_inst++;
 }
 
+/* Enters loop S (index register REG) at level LV: a new instance, or in a nest the next
+ * dimension of the running one. */
+static void enter(RaceState *rs, const Stmt *s, int32_t reg, int lv)
+{
+	if ((s->axis == AX_GLOBAL || s->axis == AX_LOCAL) && s->nest && s->nest != s) {
+		rs->cur.regs[lv][s->dim] = reg;
+		rs->cur.on[lv] |= 1u << s->dim;
+		return;
+	}
+	uint32_t inst = new_inst(rs);
+	if (lv == INNER) {
+		rs->cur.iinst = inst;
+		rs->cur.ireg = reg;
+		rs->cur.iloop = s;
+	} else {
+		rs->cur.oinst = inst;
+		rs->cur.oreg = reg;
+		rs->cur.oloop = s;
+		rs->cur.iinst = 0;
+	}
+	rs->cur.nd[lv] = s->ndims > 1 ? s->ndims : 1;
+	for (int d = 0; d < rs->cur.nd[lv]; d++)
+		rs->cur.bounds[lv][d] = s->ndims > 1 ? s->dims[d]->bound_lit : 1;
+	rs->cur.regs[lv][s->ndims > 1 ? s->dim : 0] = reg;
+	rs->cur.on[lv] = 1u << (s->ndims > 1 ? s->dim : 0);
+}
+
+/* The iteration running at level LV: the index, or a nest's flat tuple number. */
+static inline int32_t iter_at(const RaceState *rs, const Scalar *R, int lv)
+{
+	const RaceCur *k = &rs->cur;
+	if (k->nd[lv] <= 1)
+		return (int32_t)R[lv == INNER ? k->ireg : k->oreg].i;
+	int64_t f = 0;
+	for (int d = k->nd[lv] - 1; d >= 0; d--)
+		f = f * k->bounds[lv][d] + (k->on[lv] >> d & 1 ? R[k->regs[lv][d]].i : 0);
+	return (int32_t)f;
+}
+
 void race_insn_loop(const Insn *in, Scalar *R, Ctx *c)
 {
 	RaceState *rs = c->race;
 	const LoopInfo *L = in->aux;
 	const Stmt *s = in->base;
 	RaceCur saved = rs->cur;
-	if (s->axis == AX_LOCAL) {
-		rs->cur.iinst = new_inst(rs);
-		rs->cur.ireg = L->idx;
-		rs->cur.iloop = s;
-	} else {
-		rs->cur.oinst = new_inst(rs);
-		rs->cur.oreg = L->idx;
-		rs->cur.oloop = s;
-		rs->cur.iinst = 0;
-	}
+	enter(rs, s, L->idx, s->axis == AX_LOCAL ? INNER : OUTER);
 	if (L->nzero)
 		insn_loop_zero(in, R, c);
 	else
@@ -216,6 +258,25 @@ static const char *iter_word(const Stmt *loop, bool plural)
 	}
 }
 
+/* Iteration I of LOOP (the outermost of a nest) as messages write it: "t=3", or
+ * "(ty=0, tx=3)" for a nest's flat tuple number. */
+static void iter_text(char *buf, size_t n, const Stmt *loop, int64_t i)
+{
+	if (loop->ndims <= 1) {
+		snprintf(buf, n, "%s=%lld", loop->sym->name, (long long)i);
+		return;
+	}
+	int64_t v[3];
+	for (int d = 0; d < loop->ndims; d++) {
+		v[d] = i % loop->dims[d]->bound_lit;
+		i /= loop->dims[d]->bound_lit;
+	}
+	size_t len = (size_t)snprintf(buf, n, "(");
+	for (int d = loop->ndims - 1; d >= 0 && len < n; d--)
+		len += (size_t)snprintf(buf + len, n - len, "%s=%lld%s", loop->dims[d]->sym->name, (long long)v[d],
+					d ? ", " : ")");
+}
+
 /* Reports the race between the earlier access OTHER and the access NOW of iteration J at
  * element ELEM, on level LV, and leaves the run. */
 static _Noreturn __attribute__((noinline, cold)) void report(Ctx *c, int lv, const RaceSite *now, int32_t j, Acc other, int64_t elem)
@@ -224,27 +285,29 @@ static _Noreturn __attribute__((noinline, cold)) void report(Ctx *c, int lv, con
 	UirProgram *p = rs->p;
 	const RaceSite *o = rs->sites[other.site];
 	const Stmt *loop = lv == INNER ? rs->cur.iloop : rs->cur.oloop;
-	const char *ix = loop->sym->name, *mem = now->site->mem->name;
-	char pair[512], where[256];
+	const char *mem = now->site->mem->name;
+	char pair[640], where[256], a[128], b[128];
+	iter_text(a, sizeof a, loop, other.iter);
+	iter_text(b, sizeof b, loop, j);
 	if (o->kind == now->kind && o->kind == RACE_WRITE)
-		snprintf(pair, sizeof pair, "%s %s=%d and %s=%d both write %s[%lld]", iter_word(loop, true), ix,
-			 (int)other.iter, ix, (int)j, mem, (long long)elem);
+		snprintf(pair, sizeof pair, "%s %s and %s both write %s[%lld]", iter_word(loop, true), a, b, mem,
+			 (long long)elem);
 	else
-		snprintf(pair, sizeof pair, "%s %s=%d %s %s[%lld] and %s %s=%d %s it", iter_word(loop, false), ix,
-			 (int)other.iter, kind_verb(o->kind), mem, (long long)elem, iter_word(loop, false), ix, (int)j,
-			 kind_verb(now->kind));
+		snprintf(pair, sizeof pair, "%s %s %s %s[%lld] and %s %s %s it", iter_word(loop, false), a,
+			 kind_verb(o->kind), mem, (long long)elem, iter_word(loop, false), b, kind_verb(now->kind));
 	if (lv == INNER) {
 		const Stmt *g = rs->cur.oloop;
-		snprintf(where, sizeof where, "in one phase (the local loop at line %d) of block %s=%lld", loop->loc.line,
-			 g->sym->name, (long long)rs->R[rs->cur.oreg].i);
+		char blk[128];
+		iter_text(blk, sizeof blk, g, iter_at(rs, rs->R, OUTER));
+		snprintf(where, sizeof where, "in one phase (the local loop at line %d) of block %s", loop->loc.line, blk);
 	} else if (loop->axis == AX_GLOBAL)
 		snprintf(where, sizeof where, "in one kernel (the global loop at line %d)", loop->loc.line);
 	else
 		snprintf(where, sizeof where, "in one run of the thread loop at line %d", loop->loc.line);
 	diag(p, now->site->loc, "E0504", "race: %s, %s", pair, where);
 	char msg[512];
-	snprintf(msg, sizeof msg, "the other access: the %s %s[%lld] by %s %s=%d", o->site->what, mem,
-		 (long long)elem, iter_word(loop, false), ix, (int)other.iter);
+	snprintf(msg, sizeof msg, "the other access: the %s %s[%lld] by %s %s", o->site->what, mem,
+		 (long long)elem, iter_word(loop, false), a);
 	diag_note_at(p, o->site->loc, msg);
 	longjmp(c->fault, 1);
 }
@@ -356,22 +419,22 @@ static void race_access_o(const Insn *in, Scalar *R, Ctx *c)
 {
 	RaceState *rs = c->race;
 	rs->R = R;
-	record(c, in->aux, OUTER, rs->cur.oinst, (int32_t)R[rs->cur.oreg].i, R[in->a].i);
+	record(c, in->aux, OUTER, rs->cur.oinst, iter_at(rs, R, OUTER), R[in->a].i);
 }
 
 static void race_access_i(const Insn *in, Scalar *R, Ctx *c)
 {
 	RaceState *rs = c->race;
 	rs->R = R;
-	record(c, in->aux, INNER, rs->cur.iinst, (int32_t)R[rs->cur.ireg].i, R[in->a].i);
+	record(c, in->aux, INNER, rs->cur.iinst, iter_at(rs, R, INNER), R[in->a].i);
 }
 
 static void race_access_oi(const Insn *in, Scalar *R, Ctx *c)
 {
 	RaceState *rs = c->race;
 	rs->R = R;
-	record(c, in->aux, INNER, rs->cur.iinst, (int32_t)R[rs->cur.ireg].i, R[in->a].i);
-	record(c, in->aux, OUTER, rs->cur.oinst, (int32_t)R[rs->cur.oreg].i, R[in->a].i);
+	record(c, in->aux, INNER, rs->cur.iinst, iter_at(rs, R, INNER), R[in->a].i);
+	record(c, in->aux, OUTER, rs->cur.oinst, iter_at(rs, R, OUTER), R[in->a].i);
 }
 
 /* A vector access (n elements). The offsets are in bounds: the access before this hook
@@ -383,7 +446,7 @@ static void race_access(const Insn *in, Scalar *R, Ctx *c)
 	bool outer = s->outer, inner = s->inner;
 	rs->R = R;
 	int64_t off = R[in->a].i;
-	int32_t oi = outer ? (int32_t)R[rs->cur.oreg].i : 0, ii = inner ? (int32_t)R[rs->cur.ireg].i : 0;
+	int32_t oi = outer ? iter_at(rs, R, OUTER) : 0, ii = inner ? iter_at(rs, R, INNER) : 0;
 	for (int l = 0; l < in->n; l++) {
 		if (inner)
 			record(c, s, INNER, rs->cur.iinst, ii, off + l);

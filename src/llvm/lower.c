@@ -11,7 +11,9 @@
  *   i64 @NAME.iter(i32 %NAME, i32 %worker, ptr %scratch, ptr noalias ..., captured ...)
  *
  * and run by uir_parallel_for(n, @NAME.body, ctx); a fault in any iteration comes back
- * as the code of the smallest faulting iteration.
+ * as the code of the smallest faulting iteration. A grid of 2 or 3 dimensions (nested
+ * global loops) is one such loop over the flat block number, x fastest; each loop of the
+ * nest takes its index from it by udiv and urem where it stands.
  *
  * Allocs: an alloc with no home lives for the whole run (on the stack when small, else
  * calloc'ed); an alloc whose home is a parallel loop gets one copy per iteration, zeroed
@@ -489,6 +491,29 @@ static void zero_homes(L *l, const Stmt *s, const Homes *h, LLVMValueRef scratch
 	}
 }
 
+/* The index of loop S of a grid's nest in the outlined body: the flat block number divided
+ * by the stride of S's dimension, modulo its bound (the outermost loop needs no modulo). */
+static LLVMValueRef nest_index(L *l, const Stmt *s)
+{
+	const Stmt *top = s->nest;
+	LLVMValueRef v = l->grid_flat;
+	int64_t stride = nest_stride(top, s->dim);
+	if (stride > 1)
+		v = LLVMBuildUDiv(l->b, v, LLVMConstInt(l->t_i32, (unsigned long long)stride, 0), "");
+	if (s->dim < top->ndims - 1)
+		v = LLVMBuildURem(l->b, v, LLVMConstInt(l->t_i32, (unsigned long long)s->bound_lit, 0), "");
+	name_value(v, s->sym->name);
+	return v;
+}
+
+/* An inner loop of a grid's nest: its index (the CPU's from the flat block number, the
+ * GPU's a block index), then its body. */
+static void grid_loop(L *l, const Stmt *s)
+{
+	l->val[s->sym->slot] = l->gpu ? l->gpu->block_index(l, s->dim) : nest_index(l, s);
+	lower_stmts(l, s->body);
+}
+
 /* Builds @NAME.iter: one iteration of the parallel loop S. Parameters: the index, the
  * worker, then the context's fields FT: the scratch pointer, the captured memories, the
  * captured values. */
@@ -528,8 +553,14 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	Fn f;
 	fn_begin(l, &f, fn, s);
 	zero_homes(l, s, h, scratch, worker);
-	l->val[s->sym->slot] = idx;
+	if (s->axis == AX_GLOBAL && s->ndims > 1) {
+		l->grid_flat = idx;
+		l->val[s->sym->slot] = nest_index(l, s);
+	} else {
+		l->val[s->sym->slot] = idx;
+	}
 	lower_stmts(l, s->body);
+	l->grid_flat = NULL;
 	LLVMBuildRet(l->b, fn_close(l));
 	return fn;
 }
@@ -671,6 +702,8 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef scratch = worker_scratch(l, s, &o.h);
 	if (scratch)
 		o.fv[0] = scratch;
+	if (s->axis == AX_GLOBAL && s->ndims > 1) /* the blocks of the whole grid */
+		n = LLVMConstInt(l->t_i32, (unsigned long long)nest_stride(s, s->ndims), 0);
 	/* aligned for any captured vector (a <16 x double> field wants 64 bytes) */
 	LLVMValueRef ctx = entry_alloca(l, o.ct, fmt_str(&l->p->arena, "%s.ctx", s->sym->name), 64);
 	for (int k = 0; k < o.nf; k++)
@@ -714,6 +747,10 @@ static void lower_stmt(L *l, const Stmt *s)
 			return;
 		case AX_THREAD:
 		case AX_GLOBAL:
+			if (s->axis == AX_GLOBAL && s->nest && s->nest != s) {
+				grid_loop(l, s); /* in the body of its nest's outermost loop */
+				return;
+			}
 			if (!l->fn->par) {
 				parallel_loop(l, s);
 				return;

@@ -31,6 +31,8 @@ typedef struct GpuHooks {
 	void (*phase)(struct L *l, const struct Stmt *s);
 	/* Records fault CODE when FAIL is true (the first recorded wins) and goes on. */
 	void (*fault)(struct L *l, LLVMValueRef fail, LLVMValueRef code);
+	/* The block index of dimension DIM (0 = x): for the loops of a grid's nest. */
+	LLVMValueRef (*block_index)(struct L *l, int dim);
 } GpuHooks;
 
 typedef struct L {
@@ -50,6 +52,9 @@ typedef struct L {
 	 * (acc[t] in a register: the address is memptr itself, never checked) */
 	const GpuHooks *gpu;
 	bool *slot;
+	/* CPU: in the outlined body of a grid of 2 or 3 dimensions, the flat block number whose
+	 * div and mod give each loop's index (docs/language.md 6.5) */
+	LLVMValueRef grid_flat;
 } L;
 
 /* ---- lower_ops.c ---- */

@@ -21,6 +21,11 @@
  * -nvptx-prec-sqrtf32=1: div.rn, sqrt.rn), float remainder by an exact helper (NVPTX's
  * frem is not exact), exp2/log2/sin/cos from runtime/uir_math.h compiled for nvptx64 at
  * build time (ptx_math.c, embedded as uir_ptx_math_bc).
+ *
+ * Grids and blocks of 2 or 3 dimensions (nested global or local loops, docs/language.md 6.5):
+ * each loop of a nest reads its own `ctaid.y`, `tid.y` ...; such a kernel is annotated
+ * with its block as reqntidx/y/z (`.reqntid x, y, z`) instead of maxntidx, and its shared
+ * memory is zeroed over the flat thread number.
  */
 #include "lower_int.h"
 #include "ptx_math_bc.h"
@@ -111,13 +116,22 @@ static int internal(const char *what, const char *detail)
 typedef struct PtxState {
 	GpuHooks hooks;
 	const Stmt *kernel;
-	LLVMValueRef tid;   /* tid.x */
+	LLVMValueRef tid;   /* the flat thread number: tid.x in a block of one dimension */
+	LLVMValueRef tids[3]; /* tid.x, tid.y, tid.z */
 	LLVMValueRef fault; /* @uir_fault */
 } PtxState;
 
 static LLVMValueRef sreg(L *l, const char *name)
 {
 	return call_intrinsic(l, name, NULL, 0, NULL, 0);
+}
+
+/* ctaid.x, .y or .z: the index of a loop of the grid's nest. */
+static LLVMValueRef ptx_block_index(L *l, int dim)
+{
+	static const char *const names[] = { "llvm.nvvm.read.ptx.sreg.ctaid.x", "llvm.nvvm.read.ptx.sreg.ctaid.y",
+					      "llvm.nvvm.read.ptx.sreg.ctaid.z" };
+	return sreg(l, names[dim]);
 }
 
 static void barrier(L *l)
@@ -131,9 +145,14 @@ static void barrier(L *l)
 static void ptx_phase(L *l, const Stmt *s)
 {
 	PtxState *ps = (PtxState *)l->gpu;
+	if (s->nest && s->nest != s) { /* an inner loop of the phase's nest */
+		l->val[s->sym->slot] = ps->tids[s->dim];
+		lower_block(l, s->body);
+		return;
+	}
 	if (!phase_follows_barrier(s, ps->kernel))
 		barrier(l);
-	l->val[s->sym->slot] = ps->tid;
+	l->val[s->sym->slot] = ps->tids[s->ndims > 1 ? s->dim : 0];
 	lower_block(l, s->body);
 	barrier(l);
 }
@@ -215,18 +234,40 @@ static void build_kernel(L *l, PtxState *ps, const Stmt *s, int k)
 		}
 	}
 	free(bufs);
-	int64_t block = kernel_block_size(s);
+	int64_t block = kernel_block_size(s), bd[3];
+	int nbd;
+	kernel_block(s, bd, &nbd);
 	annotate(l, fn, "kernel", 1);
-	annotate(l, fn, "maxntidx", block);
+	if (kernel_multi_dim(s)) { /* .reqntid x, y, z */
+		annotate(l, fn, "reqntidx", bd[0]);
+		annotate(l, fn, "reqntidy", bd[1]);
+		annotate(l, fn, "reqntidz", bd[2]);
+	} else {
+		annotate(l, fn, "maxntidx", block);
+	}
 
 	ps->kernel = s;
 	Fn f;
 	fn_begin(l, &f, fn, s);
-	LLVMValueRef g = sreg(l, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+	LLVMValueRef g = ptx_block_index(l, s->ndims > 1 ? s->dim : 0);
 	name_value(g, s->sym->name);
 	l->val[s->sym->slot] = g;
-	ps->tid = sreg(l, "llvm.nvvm.read.ptx.sreg.tid.x");
-	name_value(ps->tid, "tid");
+	ps->tids[0] = sreg(l, "llvm.nvvm.read.ptx.sreg.tid.x");
+	name_value(ps->tids[0], "tid.x");
+	ps->tid = ps->tids[0];
+	ps->tids[1] = ps->tids[2] = NULL;
+	if (nbd > 1) {
+		ps->tids[1] = sreg(l, "llvm.nvvm.read.ptx.sreg.tid.y");
+		name_value(ps->tids[1], "tid.y");
+		ps->tids[2] = sreg(l, "llvm.nvvm.read.ptx.sreg.tid.z");
+		name_value(ps->tids[2], "tid.z");
+		/* the flat thread number, x fastest: (z * BY + y) * BX + x */
+		LLVMValueRef zy = LLVMBuildAdd(l->b, LLVMBuildMul(l->b, ps->tids[2], LLVMConstInt(l->t_i32, (unsigned long long)bd[1], 0), ""),
+					       ps->tids[1], "");
+		ps->tid = LLVMBuildAdd(l->b, LLVMBuildMul(l->b, zy, LLVMConstInt(l->t_i32, (unsigned long long)bd[0], 0), ""),
+				       ps->tids[0], "tid");
+		LLVMSetNUW(ps->tid, 1);
+	}
 
 	/* the block's shared memory: registers for acc[t] allocs, else addrspace(3) arrays */
 	bool zeroed = false;
@@ -284,6 +325,7 @@ static bool lower_kernels(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef
 	memset(&ps, 0, sizeof ps);
 	ps.hooks.phase = ptx_phase;
 	ps.hooks.fault = ptx_record_fault;
+	ps.hooks.block_index = ptx_block_index;
 	l.gpu = &ps.hooks;
 	l.slot = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *l.slot);
 	/* the first fault a kernel records (0: none), read by the host after the launches */

@@ -14,7 +14,10 @@
  * for every iteration (allocs above 64 KiB: on the heap, one copy per chunk, zeroed with
  * memset per iteration). Names the body uses from outside (buffers, allocs, lets, loop
  * indices) travel in a context struct. `local` loops are plain loops, so consecutive phases
- * are separated by construction; `unroll` loops are unrolled (stmt.c).
+ * are separated by construction; `unroll` loops are unrolled (stmt.c). A grid of 2 or 3
+ * dimensions (nested global loops, docs/language.md 6.5) is one outlined body over the flat
+ * block number, x fastest: each loop's index is recovered from it by div and mod where the
+ * loop stands, its lets between them evaluated per block.
  */
 #include "render_int.h"
 #include <stdlib.h>
@@ -25,7 +28,31 @@ enum { STACK_ALLOC_MAX = 64 * 1024, STACK_TOTAL_MAX = 1024 * 1024 };
 typedef struct CState {
 	Str funcs;        /* context structs and outlined functions */
 	NameSet fnames;   /* names of outlined functions */
+	const char *flat; /* in the outlined body of a grid of 2 or 3 dimensions: the flat block
+	                   * number */
 } CState;
+
+/* In the outlined body of a nest: `int32_t NAME = FLAT / STRIDE % BOUND;`, the index of
+ * loop S of the nest, then S's body (its lets and the next loop of the nest). */
+static void nest_index(Emitter *E, const Stmt *s)
+{
+	CState *cs = E->ctx;
+	const Stmt *top = s->nest;
+	SymInfo *si = sym_info(E, s->sym);
+	int64_t stride = nest_stride(top, s->dim);
+	if (s->dim == top->ndims - 1)
+		line(E, "int32_t %s = %s / %lld; /* loop %s %lld global: the %c index */", si->cname, cs->flat,
+		     (long long)stride, s->sym->name, (long long)s->bound_lit, "xyz"[s->dim]);
+	else if (s->dim == 0)
+		line(E, "int32_t %s = %s %% %lld; /* loop %s %lld global: the x index */", si->cname, cs->flat,
+		     (long long)s->bound_lit, s->sym->name, (long long)s->bound_lit);
+	else
+		line(E, "int32_t %s = %s / %lld %% %lld; /* loop %s %lld global: the %c index */", si->cname, cs->flat,
+		     (long long)stride, (long long)s->bound_lit, s->sym->name, (long long)s->bound_lit, "xyz"[s->dim]);
+	int before = si->refs;
+	emit_block(E, s->body);
+	mark_unused(E, s->sym, before);
+}
 
 /* ---- the context of an outlined body ---- */
 
@@ -103,8 +130,10 @@ static void outline(Emitter *E, const Stmt *s)
 	const char *fname = unique_fname(E, cs, fmt_str(E->a, "uir_%s_%s", kind, si->cname));
 	E->need |= NEED_PARALLEL;
 
-	/* the call, where the loop stands */
-	const char *n = loop_bound(E, s);
+	/* the call, where the loop stands; a grid of 2 or 3 dimensions runs its blocks by one
+	 * flat number */
+	bool grid = s->axis == AX_GLOBAL && s->ndims > 1;
+	const char *n = grid ? fmt_str(E->a, "%lld", (long long)nest_stride(s, s->ndims)) : loop_bound(E, s);
 	Context c;
 	context_of(E, s, &c);
 	Str init = { 0 };
@@ -124,8 +153,18 @@ static void outline(Emitter *E, const Stmt *s)
 		}
 	}
 	const char *ctxname = NULL;
-	line(E, "/* loop %s %s: %s 0 .. %s-1 on CPU threads */", s->sym->name, axis_name[s->axis],
-	     s->axis == AX_THREAD ? "iterations" : "blocks", n);
+	if (grid) {
+		Str shape = { 0 };
+		for (int d = s->ndims - 1; d >= 0; d--)
+			str_printf(&shape, "%s%s %lld", d == s->ndims - 1 ? "" : ", ", s->dims[d]->sym->name,
+				   (long long)s->dims[d]->bound_lit);
+		line(E, "/* loops %s global, a grid of %d dimensions: blocks 0 .. %s-1 on CPU threads */",
+		     str_cstr(&shape), s->ndims, n);
+		str_free(&shape);
+	} else {
+		line(E, "/* loop %s %s: %s 0 .. %s-1 on CPU threads */", s->sym->name, axis_name[s->axis],
+		     s->axis == AX_THREAD ? "iterations" : "blocks", n);
+	}
 	if (c.nmems + c.nsyms > 0) {
 		ctxname = temp_name(E, "c");
 		line(E, "struct %s_ctx %s = { %s };", fname, ctxname, str_cstr(&init));
@@ -185,7 +224,7 @@ static void outline(Emitter *E, const Stmt *s)
 			declare_alloc(E, m, &(int64_t){ STACK_TOTAL_MAX }, "one per chunk, zeroed per iteration");
 		}
 	}
-	const char *i = si->cname;
+	const char *i = grid ? temp_name(E, "b") : si->cname;
 	line(E, "for (int32_t %s = uir_lo; %s < uir_hi; %s++) {", i, i, i);
 	E->indent = 2;
 	E->decls = 0;
@@ -202,7 +241,14 @@ static void outline(Emitter *E, const Stmt *s)
 	int *mem_before = xcalloc((size_t)c.nmems + 1, sizeof *mem_before);
 	for (int k = 0; k < c.nmems; k++)
 		mem_before[k] = mem_info(E, c.mems[k])->refs;
-	emit_block(E, s->body);
+	if (grid) {
+		const char *outer_flat = cs->flat;
+		cs->flat = i;
+		nest_index(E, s);
+		cs->flat = outer_flat;
+	} else {
+		emit_block(E, s->body);
+	}
 	for (int k = 0; k < c.nmems; k++) /* named only in lanes that `lane` dropped */
 		if (mem_info(E, c.mems[k])->refs == mem_before[k])
 			line(E, "(void)%s;", mem_cname(E, c.mems[k]));
@@ -233,6 +279,10 @@ static void outline(Emitter *E, const Stmt *s)
 
 static bool c_loop_hook(Emitter *E, const Stmt *s)
 {
+	if (s->axis == AX_GLOBAL && s->nest != s) {
+		nest_index(E, s); /* an inner loop of a grid's nest: in its outlined body */
+		return true;
+	}
 	if (s->axis == AX_THREAD || s->axis == AX_GLOBAL) {
 		outline(E, s);
 		return true;

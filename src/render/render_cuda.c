@@ -26,6 +26,12 @@
  * register per thread instead (docs/language.md 5.4.1). Aligned vector accesses to buffers are
  * float4-style (stmt.c, cuda_vector_type). With --main and -DUIR_TIME, main times kernel() against
  * the reference kernel of `# cuda speed` (write_timing).
+ *
+ * Grids and blocks of 2 or 3 dimensions (nested global or local loops, docs/language.md
+ * 6.5): each loop of a nest binds its index where it stands, `int32_t NAME = blockIdx.y` or
+ * `threadIdx.y`, its body following inline; the launch is UIR_LAUNCH(name, dim3(GX, GY,
+ * GZ), dim3(BX, BY, BZ), args...), __launch_bounds__ the block's whole size, and shared
+ * memory is zeroed over the flat thread number.
  */
 #include "render_int.h"
 #include <stdlib.h>
@@ -36,11 +42,34 @@ typedef struct CudaState {
 	int64_t block;       /* its block size */
 } CudaState;
 
+static const char *const xyz[] = { "x", "y", "z" };
+
+/* An inner loop of a grid's or a phase's nest: `int32_t NAME = blockIdx.y;` (threadIdx)
+ * when its index is used, then its body inline. */
+static void nest_loop(Emitter *E, const Stmt *s)
+{
+	SymInfo *si = sym_info(E, s->sym);
+	Str body = { 0 }, *out = E->out;
+	int before = si->refs;
+	E->out = &body;
+	emit_block(E, s->body);
+	E->out = out;
+	if (si->refs != before)
+		line(E, "int32_t %s = %s.%s; /* loop %s %lld %s */", si->cname, s->axis == AX_GLOBAL ? "blockIdx" : "threadIdx",
+		     xyz[s->dim], s->sym->name, (long long)s->bound_lit, axis_name[s->axis]);
+	str_put(E->out, str_cstr(&body));
+	str_free(&body);
+}
+
 /* ---- phases ---- */
 
 static bool cuda_loop_hook(Emitter *E, const Stmt *s)
 {
 	CudaState *cs = E->ctx;
+	if ((s->axis == AX_GLOBAL || s->axis == AX_LOCAL) && s->nest && s->nest != s) {
+		nest_loop(E, s);
+		return true;
+	}
 	if (s->axis != AX_LOCAL)
 		return false;
 	SymInfo *si = sym_info(E, s->sym);
@@ -58,8 +87,8 @@ static bool cuda_loop_hook(Emitter *E, const Stmt *s)
 		line(E, "__syncthreads();");
 	line(E, "{");
 	if (si->refs != before)
-		line(E, "\tint32_t %s = threadIdx.x; /* loop %s %lld local: phase %d */", si->cname, s->sym->name,
-		     (long long)s->bound_lit, s->phase);
+		line(E, "\tint32_t %s = threadIdx.%s; /* loop %s %lld local: phase %d */", si->cname,
+		     xyz[s->ndims > 1 ? s->dim : 0], s->sym->name, (long long)s->bound_lit, s->phase);
 	else
 		line(E, "\t/* loop %s %lld local: phase %d */", s->sym->name, (long long)s->bound_lit, s->phase);
 	str_put(E->out, str_cstr(&body));
@@ -128,13 +157,21 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 		}
 	}
 	if (gi->refs != before)
-		line(E, "int32_t %s = blockIdx.x;", gi->cname);
+		line(E, "int32_t %s = blockIdx.%s;", gi->cname, xyz[s->ndims > 1 ? s->dim : 0]);
+	int64_t bd[3];
+	int nbd;
+	kernel_block(s, bd, &nbd);
 	for (int i = 0; i < s->nhomed; i++) {
 		const Mem *m = s->homed[i];
 		MemInfo *mi = mem_info(E, m);
 		if (!mi->used || mi->reg)
 			continue;
-		line(E, "for (int32_t uir_i = threadIdx.x; uir_i < %lld; uir_i += blockDim.x)", (long long)m->size);
+		if (nbd > 1) /* the flat thread number, x fastest */
+			line(E, "for (int32_t uir_i = (int32_t)((threadIdx.z * %lld + threadIdx.y) * %lld + threadIdx.x); "
+			     "uir_i < %lld; uir_i += %lld)", (long long)bd[1], (long long)bd[0], (long long)m->size,
+			     (long long)block);
+		else
+			line(E, "for (int32_t uir_i = threadIdx.x; uir_i < %lld; uir_i += blockDim.x)", (long long)m->size);
 		line(E, "\t%s[uir_i] = 0;", mi->cname);
 	}
 	if (zero)
@@ -143,9 +180,23 @@ static void write_kernel_fn(Emitter *E, Str *o, const Stmt *s, int k)
 	str_free(&stmts);
 
 	/* the signature: the buffers it uses, in declaration order */
-	str_printf(o, "\n/* loop %s %lld global (line %d): %lld block%s of %lld thread%s */\n", s->sym->name,
-		   (long long)s->bound_lit, s->loc.line, (long long)s->bound_lit, s->bound_lit == 1 ? "" : "s",
-		   (long long)block, block == 1 ? "" : "s");
+	if (kernel_multi_dim(s)) {
+		int64_t gd[3];
+		int ngd;
+		kernel_grid(s, gd, &ngd);
+		str_printf(o, "\n/* loop %s %lld global (line %d): a grid of", s->sym->name, (long long)s->bound_lit,
+			   s->loc.line);
+		for (int d = ngd - 1; d >= 0; d--)
+			str_printf(o, "%s%lld", d == ngd - 1 ? " " : "x", (long long)gd[d]);
+		str_printf(o, " block%s of", gd[0] * gd[1] * gd[2] == 1 ? "" : "s");
+		for (int d = nbd - 1; d >= 0; d--)
+			str_printf(o, "%s%lld", d == nbd - 1 ? " " : "x", (long long)bd[d]);
+		str_printf(o, " thread%s (outer loop first) */\n", block == 1 ? "" : "s");
+	} else {
+		str_printf(o, "\n/* loop %s %lld global (line %d): %lld block%s of %lld thread%s */\n", s->sym->name,
+			   (long long)s->bound_lit, s->loc.line, (long long)s->bound_lit, s->bound_lit == 1 ? "" : "s",
+			   (long long)block, block == 1 ? "" : "s");
+	}
 	/* __launch_bounds__: nvcc then keeps to the registers that a block of this size can
 	 * have (65536 a block: 64 a thread at 1024 threads); without it a 1024-thread kernel
 	 * compiled to 168 registers a thread, and its launch would fail */
@@ -194,7 +245,15 @@ static void write_host_kernel(Emitter *E, Str *o)
 				   s->sym->name);
 			continue;
 		}
-		str_printf(o, "\tUIR_LAUNCH(uir_k%d, %lld, %lld", k++, (long long)s->bound_lit, (long long)block);
+		if (kernel_multi_dim(s)) {
+			int64_t gd[3], bd[3];
+			kernel_grid(s, gd, NULL);
+			kernel_block(s, bd, NULL);
+			str_printf(o, "\tUIR_LAUNCH(uir_k%d, dim3(%lld, %lld, %lld), dim3(%lld, %lld, %lld)", k++, (long long)gd[0],
+				   (long long)gd[1], (long long)gd[2], (long long)bd[0], (long long)bd[1], (long long)bd[2]);
+		} else {
+			str_printf(o, "\tUIR_LAUNCH(uir_k%d, %lld, %lld", k++, (long long)s->bound_lit, (long long)block);
+		}
 		for (int i = 0; i < p->nbufs; i++)
 			if (loop_uses(p, s, p->bufs[i]))
 				str_printf(o, ", %s", E->bufs[i].cname);

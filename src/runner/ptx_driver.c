@@ -191,7 +191,11 @@ int ptx_driver_run(UirProgram *p, const char *ptx, void **bufs, uint64_t *fault,
 		for (int i = 0; i < p->nbufs; i++)
 			if (stmts_use_mem(s->body, p->bufs[i]))
 				args[na++] = &d[i];
-		r = cu.launch(f, (unsigned)s->bound_lit, 1, 1, (unsigned)kernel_block_size(s), 1, 1, 0, NULL, args, NULL);
+		int64_t gd[3], bd[3]; /* a grid and a block of up to 3 dimensions (docs/language.md 6.5) */
+		kernel_grid(s, gd, NULL);
+		kernel_block(s, bd, NULL);
+		r = cu.launch(f, (unsigned)gd[0], (unsigned)gd[1], (unsigned)gd[2], (unsigned)bd[0], (unsigned)bd[1],
+			      (unsigned)bd[2], 0, NULL, args, NULL);
 		free(args);
 		if (r != CUDA_SUCCESS) {
 			rc = cuda_error(r, "cuLaunchKernel", why, whylen);

@@ -14,7 +14,7 @@ bool ptx_driver_available(char *why, size_t whylen);
 
 /* Runs the kernels of the checked kernel-form program P, compiled to PTX (NUL-terminated),
  * over BUFS (from buffers_create(), copied to the device and back): uir_kN in program
- * order, a grid of the global loop's bound (none for 0) and blocks of kernel_block_size(),
+ * order, the grid and the block of kernel_grid() and kernel_block() (none for a grid of 0),
  * the buffers each uses as its parameters. *FAULT gets the kernels' recorded fault code
  * (`uir_fault`, 0 when none). *KERNEL_MS (may be NULL) the time of the launches. Returns
  * PTX_DRIVER_OK; PTX_DRIVER_NONE without a CUDA driver or device; PTX_DRIVER_ERROR after a

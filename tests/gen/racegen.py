@@ -1647,11 +1647,13 @@ def sh_ragged(P):
 
 
 def sh_grid2d(P):
-    """2-D grids and blocks, flattened as docs/language.md 6.5 says to write them: the block index
-    g gives gy = g / GX, gx = g mod GX, the thread index t gives ty = t / BX, tx = t mod BX."""
+    """2-D grids and blocks: either nested global and local loops (docs/language.md 6.5), or
+    flattened, the block index g giving gy = g / GX, gx = g mod GX, the thread index t giving
+    ty = t / BX, tx = t mod BX."""
     rng = P.rng
     variant = rng.choice(['tile', 'transpose', 'one_per_block'])
-    P.meta['variant'] = variant
+    nested = rng.random() < 0.5
+    P.meta['variant'] = variant + (' nested' if nested else '')
     P.meta['ctx'] = 'grid2d'
     GY, GX = rng.randint(1, 3), rng.randint(1, 4)
     BY, BX = rng.randint(1, 8), rng.randint(1, 16)
@@ -1664,9 +1666,17 @@ def sh_grid2d(P):
     blk = [('let', gy, div_form(rng, g, GX)), ('let', gx, mod_form(rng, g, GX))]
 
     def phase(body_fn):
+        if nested:
+            ty, tx = P.fresh('ty'), P.fresh('tx')
+            return loop(ty, BY, 'local', [loop(tx, BX, 'local', body_fn(ty, tx))])
         t, ty, tx = P.fresh('t'), P.fresh('ty'), P.fresh('tx')
         return loop(t, BY * BX, 'local', [('let', ty, div_form(rng, t, BX)), ('let', tx, mod_form(rng, t, BX))]
                     + body_fn(ty, tx))
+
+    def grid(phases):
+        if nested:
+            return loop(gy, GY, 'global', [loop(gx, GX, 'global', phases)])
+        return loop(g, GY * GX, 'global', blk + phases)
 
     if variant == 'tile':
         mut = pick_mut(P, ['row_short', 'swapped_digit', 'block_short'])
@@ -1679,7 +1689,7 @@ def sh_grid2d(P):
             if mut == 'block_short':
                 col = add(mul(gx, max(1, BX - 1)), tx)
             return [store(out, add(mul(row, W), col), add(mul(gy, 100), gx))]
-        P.body.append(loop(g, GY * GX, 'global', blk + [phase(body)]))
+        P.body.append(grid([phase(body)]))
     elif variant == 'transpose':
         mut = pick_mut(P, ['merged', 'tile_stride'])
         tile = P.alloc('tile')
@@ -1702,7 +1712,7 @@ def sh_grid2d(P):
             phases = [phase(lambda ty, tx: ph1(ty, tx) + ph2(ty, tx))]
         else:
             phases = [phase(ph1), phase(ph2)]
-        P.body.append(loop(g, GY * GX, 'global', blk + phases))
+        P.body.append(grid(phases))
     else:
         mut = pick_mut(P, ['one_index_only', 'wrong_block_index'])
 
@@ -1713,7 +1723,7 @@ def sh_grid2d(P):
                 c = ('and', ('eq', ty, 0), ('eq', tx, 0)) if rng.random() < 0.5 else ('eq', add(ty, tx), 0)
             o = add(mul(gy, GX), gx) if mut != 'wrong_block_index' else add(gy, gx)
             return [if_(c, [store(out, o, add(ty, 1))])]
-        P.body.append(loop(g, GY * GX, 'global', blk + [phase(body)]))
+        P.body.append(grid([phase(body)]))
 
 
 def sh_outer_table(P):

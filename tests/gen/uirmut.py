@@ -362,16 +362,22 @@ def m_bad_nesting(prog, info, rng):
         th = node(prog, rng.choice(info.threads)[0])
         th.body.insert(0, empty_loop(prog, 2, rng.choice(['thread', 'global', 'local'])))
     elif k == 'global_in_global':
+        # inside a plain loop: a global loop directly in a global body alone would be a 2-D
+        # grid (docs/language.md 6.5), which is valid
         gl = node(prog, rng.choice(info.kernels)[0])
-        gl.body.insert(0, empty_loop(prog, 2, rng.choice(['global', 'thread'])))
+        inner = empty_loop(prog, 2, rng.choice(['global', 'thread']))
+        gl.body.insert(0, A.Stmt('loop', name=fresh_name(prog, 'zp'), bound=A.atom('1'), body=[inner]))
     elif k == 'thread_in_phase':
         kern = rng.choice(info.kernels)
         ph = node(prog, rng.choice(kern[2]))
         ph.body.insert(0, empty_loop(prog, 2, rng.choice(['thread', 'global'])))
     elif k == 'local_in_local':
+        # inside a plain loop: a local loop directly in a local body alone would be a 2-D
+        # block (docs/language.md 6.5), which is valid
         kern = rng.choice(info.kernels)
         ph = node(prog, rng.choice(kern[2]))
-        ph.body.insert(0, empty_loop(prog, kern[1], 'local'))
+        inner = empty_loop(prog, kern[1], 'local')
+        ph.body.insert(0, A.Stmt('loop', name=fresh_name(prog, 'zp'), bound=A.atom('1'), body=[inner]))
     else:
         kern = rng.choice(info.kernels)
         ph = node(prog, rng.choice(kern[2]))

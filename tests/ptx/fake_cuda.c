@@ -71,7 +71,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { memcpy(d, (v
 EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
 			       unsigned sh, void *stream, void **params, void **extra)
 {
-	(void)gy; (void)gz; (void)by; (void)bz; (void)sh; (void)stream; (void)extra;
+	(void)sh; (void)stream; (void)extra;
 	int n = 0;
 	/* the parameters are pointers to device pointers from cuMemAlloc: count the ones
 	 * given until the caller's array ends is impossible, so the PTX's .param count */
@@ -86,7 +86,10 @@ EXPORT CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, u
 	const char *log = getenv("FAKE_CUDA_LOG");
 	FILE *lf = log ? fopen(log, "a") : NULL;
 	if (lf) {
-		fprintf(lf, "launch %s %u %u %d\n", (const char *)f, gx, bx, n);
+		if (gy == 1 && gz == 1 && by == 1 && bz == 1)
+			fprintf(lf, "launch %s %u %u %d\n", (const char *)f, gx, bx, n);
+		else /* a grid or a block of 2 or 3 dimensions */
+			fprintf(lf, "launch %s %ux%ux%u %ux%ux%u %d\n", (const char *)f, gx, gy, gz, bx, by, bz, n);
 		fclose(lf);
 	}
 	return 0;

@@ -217,6 +217,15 @@ driver)
 	printf 'launch uir_k0 1 1 545\n' >"$tmp/wantlog"
 	cmp -s "$tmp/log" "$tmp/wantlog" && ok || { bad "545 buffers: launches differ"; diff "$tmp/wantlog" "$tmp/log"; }
 	grep -q '^b544: 0$' "$tmp/out" && ok || bad "545 buffers: b544 did not come back"
+	# a 3-D grid of 2-D blocks, and a 1-D grid of 2-D blocks (docs/language.md 6.5): the
+	# launches give every dimension, x first
+	printf 'buffer o i32 96\nloop gz 2 global {\n  loop gy 3 global {\n    loop gx 4 global {\n      loop ty 1 local {\n' >"$tmp/grid.uir"
+	printf '        loop tx 2 local {\n          store o (add (mul (add (mul gz 12) (add (mul gy 4) gx)) 2) tx) 1\n        }\n      }\n    }\n  }\n}\n' >>"$tmp/grid.uir"
+	printf 'loop g 2 global {\n  loop ty 4 local {\n    loop tx 8 local {\n      store o (add (mul g 32) (add (mul ty 8) tx)) 2\n    }\n  }\n}\n' >>"$tmp/grid.uir"
+	: >"$tmp/log"
+	expect 0 '' "$uir" ptx --run "$tmp/grid.uir"
+	printf 'launch uir_k0 4x3x2 2x1x1 1\nlaunch uir_k1 2x1x1 8x4x1 1\n' >"$tmp/wantlog"
+	cmp -s "$tmp/log" "$tmp/wantlog" && ok || { bad "grids and blocks of 2 and 3 dimensions: launches differ"; diff "$tmp/wantlog" "$tmp/log"; }
 	# a recorded fault: run's E0601 for its site, nothing on stdout, exit 1
 	printf 'buffer x i32 4\nbuffer n i32 1 = [9]\nloop g 1 global {\n  loop t 4 local {\n    store x (add t (load n 0)) 1\n  }\n}\n' >"$tmp/oob.uir"
 	FAKE_CUDA_FAULT=$(((1 << 32) | 9)) expect 1 'error\[E0601\].*x\[9\]' "$uir" ptx --run "$tmp/oob.uir"

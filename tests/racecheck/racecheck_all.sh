@@ -88,8 +88,10 @@ while IFS= read -r f; do
 	if [ $found = yes ] && { [ $rrc -ne 1 ] || [ -s "$tmp/rc.out" ]; }; then
 		bad "$f: E0504 but exit $rrc or output on stdout"
 	fi
-	# "threads t=0 and t=1 both write s[0]", "thread t=1 writes tile[1], which thread t=0 reads"
-	if grep -Eq '[a-z]+ [A-Za-z_0-9]+=-?[0-9]+ (and [A-Za-z_0-9]+=-?[0-9]+ both|writes [^ ]+( \(line [0-9]+\))?, which [a-z]+ [A-Za-z_0-9]+=-?[0-9]+ reads)' "$tmp/check.err"; then
+	# "threads t=0 and t=1 both write s[0]", "thread t=1 writes tile[1], which thread t=0 reads";
+	# in a grid or block of 2 or 3 dimensions a tuple "(ty=0, tx=1)" stands for "t=1"
+	it='([A-Za-z_0-9]+=-?[0-9]+|\(([A-Za-z_0-9]+=-?[0-9]+, )+[A-Za-z_0-9]+=-?[0-9]+\))'
+	if grep -Eq "[a-z]+ $it (and $it both|writes [^ ]+( \\(line [0-9]+\\))?, which [a-z]+ $it reads)" "$tmp/check.err"; then
 		n_real=$((n_real + 1))
 		if [ $found = yes ]; then
 			n_real_found=$((n_real_found + 1))

@@ -5,7 +5,8 @@
 #
 # text: every `# cuda` program under SRCROOT/tests/programs/cuda renders with one
 #   `__global__ void __launch_bounds__(B) uir_kN(` per kernel, B the block that the host's
-#   UIR_LAUNCH(uir_kN, grid, B, ...) launches (a kernel without a local loop: 1), among them
+#   UIR_LAUNCH(uir_kN, grid, B, ...) launches (a kernel without a local loop: 1; with
+#   dim3(BX, BY, BZ), the product), among them
 #   __launch_bounds__(1024) for block_1024_reverse.uir. Needs only uir.
 # nvcc: the 1024-thread kernels of block_1024_reverse.uir and launch_bounds_1024_registers.uir
 #   (32 f64 values live a thread: 102 registers without the bound) compile with nvcc
@@ -48,6 +49,13 @@ text)
 			grep -q "^__global__ void __launch_bounds__($block) $k(" "$WORK/p.cu" && ok ||
 				bad "$f: $k is launched with blocks of $block, not its __launch_bounds__: $(grep "$k(" "$WORK/p.cu" | head -1)"
 		done < <(sed -n 's/^\tUIR_LAUNCH(\(uir_k[0-9]*\), [0-9]*, \([0-9]*\).*/\1 \2/p' "$WORK/p.cu")
+		# a grid or block of 2 or 3 dimensions: UIR_LAUNCH(uir_kN, dim3(..), dim3(X, Y, Z), ...),
+		# bounded by the block's whole size X*Y*Z
+		while read -r k x y z; do
+			block=$((x * y * z))
+			grep -q "^__global__ void __launch_bounds__($block) $k(" "$WORK/p.cu" && ok ||
+				bad "$f: $k is launched with blocks of ${x}x${y}x${z}, not its __launch_bounds__: $(grep "$k(" "$WORK/p.cu" | head -1)"
+		done < <(sed -n 's/^\tUIR_LAUNCH(\(uir_k[0-9]*\), dim3([0-9, ]*), dim3(\([0-9]*\), \([0-9]*\), \([0-9]*\)).*/\1 \2 \3 \4/p' "$WORK/p.cu")
 		case $(basename "$f") in
 		block_1024_reverse.uir)
 			grep -q '^__global__ void __launch_bounds__(1024) uir_k0(' "$WORK/p.cu" && ok ||

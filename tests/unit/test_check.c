@@ -114,6 +114,46 @@ static void conflict_of(const char *what, const char *text, const char *loop, co
 	fclose(devnull);
 }
 
+/* The facts of a grid's and a block's nests (docs/language.md 6.5) in TEXT, whose kernel is
+ * global loop KERNEL: "grid GXxGYxGZ/N block BXxBYxBZ/N home H dims L0,L1 keys ..." with
+ * the home of the first alloc, the kernel's loops by dimension and the keys of the loops
+ * named in KEYS (space-separated); then whether PHASE (a local loop) follows a barrier. */
+static void nest_of(const char *what, const char *text, const char *kernel, const char *keys, const char *phase,
+		    const char *want)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	UirProgram *p = load(text, devnull);
+	if (!p || uir_check(p, 0, devnull)) {
+		failed++;
+		printf("FAIL %s: not a valid program\n", what);
+		fclose(devnull);
+		return;
+	}
+	Stmt *k = find_loop(p->top, kernel);
+	int64_t g[3], b[3];
+	int ng, nb;
+	kernel_grid(k, g, &ng);
+	kernel_block(k, b, &nb);
+	char got[1024];
+	size_t n = (size_t)snprintf(got, sizeof got, "grid %lldx%lldx%lld/%d block %lldx%lldx%lld/%d home %s dims",
+				    (long long)g[0], (long long)g[1], (long long)g[2], ng, (long long)b[0], (long long)b[1],
+				    (long long)b[2], nb, p->nallocs && p->allocs[0]->home ? p->allocs[0]->home->sym->name : "-");
+	for (int i = 0; i < k->ndims; i++)
+		n += (size_t)snprintf(got + n, sizeof got - n, "%s%s", i ? "," : " ", k->dims[i]->sym->name);
+	n += (size_t)snprintf(got + n, sizeof got - n, " keys");
+	char names[256];
+	snprintf(names, sizeof names, "%s", keys);
+	for (char *w = strtok(names, " "); w; w = strtok(NULL, " ")) {
+		Stmt *l = find_loop(p->top, w);
+		n += (size_t)snprintf(got + n, sizeof got - n, " %s", l ? l->sym->key : "?");
+	}
+	Stmt *ph = find_loop(p->top, phase);
+	snprintf(got + n, sizeof got - n, " barrier %s", ph && phase_follows_barrier(ph, k) ? "no" : "yes");
+	expect_str(what, got, want);
+	uir_free(p);
+	fclose(devnull);
+}
+
 /* The captures of thread or global loop LOOP of TEXT, as "syms | mem:use ...". */
 static void captures_of(const char *what, const char *text, const char *loop, const char *want)
 {
@@ -196,6 +236,35 @@ int main(void)
 		    "buffer out f32 64\nalloc tile f32 32\nloop g 2 global {\n  loop t 32 local {\n    store tile t 1.0\n  }\n"
 		    "  loop t 32 local {\n    store out (add (mul g 32) t) (load tile (sub 31 t))\n  }\n}\n",
 		    "g", "| tile:ls out:s");
+	/* grids and blocks of 2 and 3 dimensions (docs/language.md 6.5) */
+	nest_of("a 2-D grid of 2-D blocks",
+		"buffer out f32 8192\nalloc sh f32 256\nloop gy 4 global {\n  loop gx 8 global {\n    loop ty 16 local {\n"
+		"      loop tx 16 local {\n        store sh (add (mul ty 16) tx) 1.0\n"
+		"        store out (add (mul (add (mul gy 8) gx) 256) (add (mul ty 16) tx)) (load sh (add (mul ty 16) tx))\n"
+		"      }\n    }\n  }\n}\n",
+		"gy", "gy gx ty tx", "ty",
+		"grid 8x4x1/2 block 16x16x1/2 home gy dims gx,gy keys gy#4 gx#8 #t3:1.y #t3:1 barrier no");
+	nest_of("lets in the grid's nest put a barrier before the first phase",
+		"buffer out f32 64\nloop gz 2 global {\n  let a = mul gz 2\n  loop gy 2 global {\n    loop gx 2 global {\n"
+		"      loop t 8 local {\n        store out (add (mul (add (mul (add a gy) 2) gx) 8) t) 1.0\n      }\n"
+		"    }\n  }\n}\n",
+		"gz", "t", "t", "grid 2x2x2/3 block 8x1x1/1 home - dims gx,gy,gz keys #t2:1 barrier yes");
+	nest_of("a 1-D grid of 3-D blocks",
+		"buffer out i32 64\nloop g 1 global {\n  loop tz 2 local {\n    loop ty 4 local {\n      loop tx 8 local {\n"
+		"        store out (add (mul tz 32) (add (mul ty 8) tx)) 1\n      }\n    }\n  }\n}\n",
+		"g", "tz ty tx", "tz", "grid 1x1x1/1 block 8x4x2/3 home - dims g keys #t2:1.z #t2:1.y #t2:1 barrier no");
+	code_of("a grid's race: the y index is missing",
+		"buffer out f32 16\nloop gy 4 global {\n  loop gx 4 global {\n    loop t 1 local {\n      store out gx 1.0\n"
+		"    }\n  }\n}\n", 0, "E0502");
+	code_of("a one-thread branch must fix every thread index",
+		"buffer out f32 4\nloop g 4 global {\n  loop ty 2 local {\n    loop tx 2 local {\n"
+		"      if (eq tx 0) {\n        store out g 1.0\n      }\n    }\n  }\n}\n", UIR_CHECK_NO_EXACT, "E0502");
+	code_of("`and` of the two indices is a one-thread branch",
+		"buffer out f32 4\nloop g 4 global {\n  loop ty 2 local {\n    loop tx 2 local {\n"
+		"      if (and (eq tx 0) (eq ty 1)) {\n        store out g 1.0\n      }\n    }\n  }\n}\n", UIR_CHECK_NO_EXACT, "");
+	code_of("a 2-D block's y of one thread needs no digit",
+		"buffer out f32 16\nloop g 4 global {\n  loop ty 1 local {\n    loop tx 4 local {\n"
+		"      store out (add (mul g 4) tx) 1.0\n    }\n  }\n}\n", UIR_CHECK_NO_EXACT, "");
 	/* the JIT's question: can two iterations of a plain loop conflict on a memory? */
 	const char *nest = "buffer B f32 256\nbuffer R f32 256\nloop i 16 {\n  loop j 16 {\n    loop k 16 {\n"
 			   "      store R (add (mul i 16) (mod (add j 5) %d)) (load B (add (mul k 16) j))\n    }\n  }\n}\n";
