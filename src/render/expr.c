@@ -23,7 +23,14 @@
 
 static CExpr cx(const char *s, int prec)
 {
-	return (CExpr){ s, prec };
+	return (CExpr){ s, prec, false };
+}
+
+/* X with NARROW as its narrowness (CExpr.narrow). */
+static CExpr narrowed(CExpr x, bool narrow)
+{
+	x.narrow = narrow;
+	return x;
 }
 
 /* X as an operand that needs at least precedence NEED. */
@@ -52,7 +59,10 @@ static CExpr bin(Emitter *E, CExpr a, const char *op, CExpr b, int prec)
 		l = opnd(E, a, prec);
 		r = opnd(E, b, prec + 1);
 	}
-	return cx(fmt_str(E->a, "%s %s %s", l, op, r), prec);
+	/* C's usual arithmetic conversions: unsigned int with unsigned int stays unsigned int;
+	 * a shift has its left operand's type; a compare is an int */
+	bool narrow = prec == P_SHIFT ? a.narrow : prec == P_EQ || prec == P_REL ? false : a.narrow && b.narrow;
+	return narrowed(cx(fmt_str(E->a, "%s %s %s", l, op, r), prec), narrow);
 }
 
 static CExpr unary(Emitter *E, const char *op, CExpr a)
@@ -61,7 +71,7 @@ static CExpr unary(Emitter *E, const char *op, CExpr a)
 	/* no "- -x" or "--x": parenthesise an operand that starts with a sign */
 	if (s[0] == '-' || s[0] == '+' || s[0] == '~' || s[0] == '!')
 		s = fmt_str(E->a, "(%s)", s);
-	return cx(fmt_str(E->a, "%s%s", op, s), P_UNARY);
+	return narrowed(cx(fmt_str(E->a, "%s%s", op, s), P_UNARY), op[0] != '!' && a.narrow);
 }
 
 static CExpr castto(Emitter *E, const char *type, CExpr a)
@@ -165,7 +175,7 @@ const char *literal_text(Emitter *E, UirType t, Scalar v)
 static CExpr lit_c(Emitter *E, UirType t, Scalar v, bool typed)
 {
 	const char *s = lit_text(E, t, v, typed);
-	return cx(s, s[0] == '-' ? P_UNARY : P_POSTFIX);
+	return narrowed(cx(s, s[0] == '-' ? P_UNARY : P_POSTFIX), t == UIR_U64 && !typed && v.u <= UINT32_MAX);
 }
 
 /* ---- constants ---- */
@@ -233,50 +243,10 @@ static CExpr arg(Emitter *E, const Expr *e, int i, int lane)
 	return expr_c(E, e->args[i], sub_lane(e->args[i], lane));
 }
 
-/* Whether lane LANE of u64 expression E may render with a narrower C type than
- * uint64_t: a literal below 2^32 is written `5u` (unsigned int), and so is what is made
- * only of such literals (vec, splat, lane, abs, a cast to the same type, select and
- * + - * & | ^ of them). Where the width matters (~, unary -, +, -, *, <<) such an
- * operand is given its type. Other 64-bit values cannot: i64 literals below 2^31 give
- * the same bits under ~ & | ^ in int, and i64 + - * << are helpers. */
-static bool narrow64(Emitter *E, const Expr *e, int lane)
+/* X, the rendering of a u64 operand, with its C type uint64_t when it is narrower. */
+static CExpr wide(Emitter *E, CExpr x)
 {
-	if (e->ty != UIR_U64)
-		return false;
-	if (e->lanes == 1)
-		lane = -1;
-	switch (e->kind) {
-	case EX_LIT: return e->val.u <= UINT32_MAX;
-	case EX_NAME: return false;
-	case EX_OP: break;
-	}
-	switch (e->op) {
-	case OP_VEC: return lane >= 0 && lane < e->nargs && narrow64(E, e->args[lane], -1);
-	case OP_SPLAT: return narrow64(E, e->args[0], -1);
-	case OP_LANE: return narrow64(E, e->args[0], (int)e->args[1]->val.i);
-	case OP_ABS: return narrow64(E, e->args[0], lane);
-	case OP_CAST:
-	case OP_BITCAST: return e->args[0]->ty == UIR_U64 && narrow64(E, e->args[0], lane);
-	case OP_SELECT: return narrow64(E, e->args[1], lane) && narrow64(E, e->args[2], lane);
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_AND:
-	case OP_OR:
-	case OP_XOR:
-	case OP_MIN:
-	case OP_MAX:
-	case OP_DIV:
-	case OP_MOD: return narrow64(E, e->args[0], lane) && narrow64(E, e->args[1], lane);
-	case OP_SHR: return narrow64(E, e->args[0], lane);
-	default: return false; /* ~, -, << of a narrow operand are given the type; helpers */
-	}
-}
-
-/* X, the rendering of u64 operand A, with its C type uint64_t when it may be narrower. */
-static CExpr wide(Emitter *E, const Expr *a, int lane, CExpr x)
-{
-	if (!narrow64(E, a, lane))
+	if (!x.narrow)
 		return x;
 	char *end;
 	unsigned long long v = strtoull(x.s, &end, 10);
@@ -288,8 +258,7 @@ static CExpr wide(Emitter *E, const Expr *a, int lane, CExpr x)
 /* Operand I where its C type matters (under ~, unary -, shifts). */
 static CExpr arg_typed(Emitter *E, const Expr *e, int i, int lane)
 {
-	const Expr *a = e->args[i];
-	return wide(E, a, sub_lane(a, lane), arg(E, e, i, lane));
+	return wide(E, arg(E, e, i, lane));
 }
 
 /* Both operands of a binary op; for u64 + - * the first is given its type when both may
@@ -298,9 +267,8 @@ static void args2(Emitter *E, const Expr *e, int lane, CExpr *a, CExpr *b)
 {
 	*a = arg(E, e, 0, lane);
 	*b = arg(E, e, 1, lane);
-	if (e->args[0]->ty == UIR_U64 && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) &&
-	    narrow64(E, e->args[1], sub_lane(e->args[1], lane)))
-		*a = wide(E, e->args[0], sub_lane(e->args[0], lane), *a);
+	if (e->args[0]->ty == UIR_U64 && (e->op == OP_ADD || e->op == OP_SUB || e->op == OP_MUL) && b->narrow)
+		*a = wide(E, *a);
 }
 
 /* ---- arithmetic ---- */
@@ -444,14 +412,14 @@ static CExpr add_sub_mul(Emitter *E, const Expr *e, int lane, UirType t)
 	int prec = k == 2 ? P_MUL : P_ADD;
 	CExpr a, b;
 	if (type_is_int(t)) {
-		/* x + 0, x - 0, x * 1 (an unrolled index of 0, say) are x exactly; a u64 x keeps
-		 * its type, as the unit may be a constant that narrow64() takes for uint64_t */
+		/* x + 0, x - 0, x * 1 (an unrolled index of 0, say) are x exactly (a narrow x says
+		 * so: where its width matters it is given its type) */
 		Scalar c;
 		int unit = k == 2 ? 1 : 0;
 		if (int_const(E, e->args[1], sub_lane(e->args[1], lane), &c) && c.u == (uint64_t)unit)
-			return narrow64(E, e, lane) ? arg(E, e, 0, lane) : arg_typed(E, e, 0, lane);
+			return arg(E, e, 0, lane);
 		if (k != 1 && int_const(E, e->args[0], sub_lane(e->args[0], lane), &c) && c.u == (uint64_t)unit)
-			return narrow64(E, e, lane) ? arg(E, e, 1, lane) : arg_typed(E, e, 1, lane);
+			return arg(E, e, 1, lane);
 	}
 	args2(E, e, lane, &a, &b);
 	if (k == 1 && type_is_float(t) && sub_hides_zero(E, e, lane))
@@ -553,7 +521,8 @@ static CExpr minmax(Emitter *E, const Expr *e, int lane, UirType t)
 		if (!strcmp(a.s, b.s)) /* min x x: `x < x ? x : x` is -Wtautological-compare */
 			return a;
 		CExpr c = bin(E, a, is_min ? "<" : ">", b, P_REL);
-		return cx(fmt_str(E->a, "%s ? %s : %s", c.s, opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND);
+		return narrowed(cx(fmt_str(E->a, "%s ? %s : %s", c.s, opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND),
+				a.narrow && b.narrow);
 	}
 	const char *f = fmt_str(E->a, "uir_%s_%s", is_min ? "min" : "max", uir_type_name(t));
 	nameset_add(&E->support, f);
@@ -571,8 +540,8 @@ static CExpr shift(Emitter *E, const Expr *e, int lane, UirType t)
 		unsigned s = (unsigned)(k.u & (uint64_t)(w - 1));
 		CExpr a = arg_typed(E, e, 0, lane);
 		CExpr ks = cx(fmt_str(E->a, "%u", s), P_POSTFIX);
-		if (s == 0) /* x << 0 with its type: narrow64() takes a u64 << for uint64_t */
-			return left ? a : arg(E, e, 0, lane);
+		if (s == 0) /* x << 0 and x >> 0 are x */
+			return arg(E, e, 0, lane);
 		if (t == UIR_U32 || t == UIR_U64)
 			return bin(E, a, left ? "<<" : ">>", ks, P_SHIFT);
 		if (t == UIR_U8) {
@@ -804,7 +773,8 @@ static CExpr select_c(Emitter *E, const Expr *e, int lane)
 	CExpr c = arg(E, e, 0, lane), a = arg(E, e, 1, lane), b = arg(E, e, 2, lane);
 	/* a condition looser than a compare is parenthesised: clang's -Wbitwise-conditional-
 	 * parentheses rejects `x & y ? a : b` under -Werror */
-	return cx(fmt_str(E->a, "%s ? %s : %s", opnd(E, c, P_EQ), opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND);
+	return narrowed(cx(fmt_str(E->a, "%s ? %s : %s", opnd(E, c, P_EQ), opnd(E, a, P_LOR), opnd(E, b, P_LOR)), P_COND),
+			a.narrow && b.narrow);
 }
 
 static CExpr op_c(Emitter *E, const Expr *e, int lane)

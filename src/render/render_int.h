@@ -166,9 +166,15 @@ enum {
 	P_BAND = 8, P_EQ = 9, P_REL = 10, P_SHIFT = 11, P_ADD = 12, P_MUL = 13, P_UNARY = 15,
 	P_POSTFIX = 16
 };
+/* A rendered C expression: its text, its precedence, and whether its C type is narrower
+ * than the uint64_t a u64 expression has in the program (NARROW: `unsigned int`, as `5u`
+ * and what C's arithmetic makes of such operands). Each rendering says what it is, so that
+ * where the width matters (~, unary -, + - *, <<) a narrow operand is given its type, and
+ * no consumer has to predict what the printer wrote. */
 typedef struct CExpr {
 	const char *s;
 	int prec;
+	bool narrow;
 } CExpr;
 /* The C text of E (scalar), or of lane LANE of the vector E (LANE >= 0). */
 CExpr expr_c(Emitter *E, const Expr *e, int lane);
