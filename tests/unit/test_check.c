@@ -65,6 +65,19 @@ static void code_of(const char *what, const char *text, unsigned flags, const ch
 	fclose(devnull);
 }
 
+/* TEXT loaded and checked, or NULL (counted as a failure of WHAT) when it is not valid. */
+static UirProgram *load_valid(const char *what, const char *text, FILE *devnull)
+{
+	UirProgram *p = load(text, devnull);
+	if (p && !uir_check(p, 0, devnull))
+		return p;
+	failed++;
+	printf("FAIL %s: not a valid program\n", what);
+	if (p)
+		uir_free(p);
+	return NULL;
+}
+
 /* The first loop named NAME in the statements S (depth first). */
 static Stmt *find_loop(Stmt *s, const char *name)
 {
@@ -88,10 +101,8 @@ static void conflict_of(const char *what, const char *text, const char *loop, co
 			const char *witness)
 {
 	FILE *devnull = fopen("/dev/null", "w");
-	UirProgram *p = load(text, devnull);
-	if (!p || uir_check(p, 0, devnull)) {
-		failed++;
-		printf("FAIL %s: not a valid program\n", what);
+	UirProgram *p = load_valid(what, text, devnull);
+	if (!p) {
 		fclose(devnull);
 		return;
 	}
@@ -122,10 +133,8 @@ static void nest_of(const char *what, const char *text, const char *kernel, cons
 		    const char *want)
 {
 	FILE *devnull = fopen("/dev/null", "w");
-	UirProgram *p = load(text, devnull);
-	if (!p || uir_check(p, 0, devnull)) {
-		failed++;
-		printf("FAIL %s: not a valid program\n", what);
+	UirProgram *p = load_valid(what, text, devnull);
+	if (!p) {
 		fclose(devnull);
 		return;
 	}
