@@ -277,6 +277,18 @@ typedef struct OverflowCheck {
 	int64_t base, coef, d;
 } OverflowCheck;
 
+/* A run-time check, what its E0601 reports (util/messages.h): an access, WHAT ("load of",
+ * "store.4 to", "atomic.add on") of MEM at LOC, WIDTH elements (K of .K accesses, else 1);
+ * or, when OVF is set, the check on entry to a loop with a non-literal bound that an offset
+ * cannot overflow. The interpreter and the LLVM back end keep one per access. */
+typedef struct FaultSite {
+	const Mem *mem;
+	Loc loc;
+	const char *what;
+	int width;
+	const OverflowCheck *ovf;
+} FaultSite;
+
 /* ---- the program ---- */
 struct UirProgram {
 	Arena arena;

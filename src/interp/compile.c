@@ -66,20 +66,22 @@ static void *mem_data(Comp *c, const Mem *m)
 	return m->is_alloc ? c->allocs[m->index] : c->bufs[m->index];
 }
 
-/* Fills the memory fields of an access instruction. */
+/* Fills the memory fields of an access instruction (its width in->n set already). */
 static void set_access(Comp *c, Insn *in, const Mem *m, Loc at, const char *what)
 {
-	Site *s = arena_alloc(c->arena, sizeof *s);
+	FaultSite *s = arena_alloc(c->arena, sizeof *s);
 	s->mem = m;
 	s->loc = at;
 	s->what = what;
+	s->width = in->n;
+	s->ovf = NULL;
 	in->base = mem_data(c, m);
 	in->size = m->size;
 	in->aux = s;
 }
 
-/* run --racecheck: the hook after an access (Site SITE, offset register OFF, N elements);
- * none where the access cannot race (outside parallel loops, private memory). */
+/* run --racecheck: the hook after an access (FaultSite SITE, offset register OFF, N
+ * elements); none where the access cannot race (outside parallel loops, private memory). */
 static void race_hook(Comp *c, const void *site, int32_t off, int n, int kind)
 {
 	InsnFn fn;
@@ -307,7 +309,7 @@ static Block block(Comp *c, const Stmt *s)
 	return blk;
 }
 
-void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Code *code, RaceState *race)
+void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Compiled *code, RaceState *race)
 {
 	Comp c = { 0 };
 	c.race = race;

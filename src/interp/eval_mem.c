@@ -4,7 +4,7 @@
  *
  * Instruction fields: base and size are the memory's data and element count, a the offset
  * register (an i32, sign-extended), b the stored value's register(s), d the loaded value's,
- * n the K of .K accesses, aux the access's Site for the message.
+ * n the K of .K accesses, aux the access's FaultSite for the message.
  */
 #include "interp_int.h"
 #include "uir_ops.h"
@@ -114,7 +114,7 @@ InsnFn mem_pick_atomic(AtomicOp op, UirType t)
 
 _Noreturn void interp_fault(Ctx *c, const Insn *in, int64_t off)
 {
-	const Site *s = in->aux;
+	const FaultSite *s = in->aux;
 	const char *name = s->mem->name;
 	long long size = (long long)s->mem->size;
 	if (in->n > 1)

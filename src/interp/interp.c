@@ -87,7 +87,7 @@ static int run(UirProgram *p, void **bufs, RaceState *race)
 	if (!allocs)
 		return 1;
 	Arena arena = { 0 };
-	Code code;
+	Compiled code;
 	interp_compile(p, bufs, allocs, &arena, &code, race);
 	Scalar *R = xmalloc((size_t)code.nregs * sizeof *R);
 	memcpy(R, code.init, (size_t)code.nregs * sizeof *R);

@@ -36,15 +36,8 @@ struct Insn {
 	int32_t n;          /* lanes of a vector op, K of load.K / store.K */
 	void *base;         /* memory accesses: the element data */
 	int64_t size;       /* memory accesses: elements */
-	const void *aux;    /* Site (accesses), LoopInfo, IfInfo, or the operand list of vec */
+	const void *aux;    /* FaultSite (accesses), LoopInfo, IfInfo, or the operand list of vec */
 };
-
-/* Where an access stands, for its E0601 message. */
-typedef struct Site {
-	const Mem *mem;
-	Loc loc;
-	const char *what; /* "load", "store", "atomic.add", ... */
-} Site;
 
 /* A loop: its index register, its bound register (evaluated before the loop instruction),
  * its body, and the allocs whose home it is, zeroed at the start of every iteration. */
@@ -71,11 +64,11 @@ struct Ctx {
 
 /* A compiled program: the top-level block, the register count and their initial values
  * (the literals; other registers start at 0). */
-typedef struct Code {
+typedef struct Compiled {
 	Block top;
 	int32_t nregs;
 	Scalar *init; /* nregs values, xmalloc'ed */
-} Code;
+} Compiled;
 
 /* Runs the instructions of B in order. */
 static inline void run_block(const Block *b, Scalar *R, Ctx *c)
@@ -164,7 +157,7 @@ InsnFn mem_pick_load(UirType t, bool vec);
 InsnFn mem_pick_store(UirType t, bool vec);
 /* atomic.OP of memory T: base[R[a]] = OP(base[R[a]], R[b]); NULL where OP does not take T. */
 InsnFn mem_pick_atomic(AtomicOp op, UirType t);
-/* Reports E0601 for the access IN at offset OFF (its Site in aux, width n) and leaves the
+/* Reports E0601 for the access IN at offset OFF (its FaultSite in aux, width n) and leaves the
  * run through c->fault. */
 _Noreturn void interp_fault(Ctx *c, const Insn *in, int64_t off);
 
@@ -172,7 +165,7 @@ _Noreturn void interp_fault(Ctx *c, const Insn *in, int64_t off);
 /* Compiles the program P; BUFS[i] and ALLOCS[i] are the data of p->bufs[i] and
  * p->allocs[i]. Instructions live in ARENA; code->init is xmalloc'ed (caller frees). With
  * RACE (run --racecheck; else NULL), parallel loops and accesses get racecheck.c's hooks. */
-void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Code *code,
+void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Compiled *code,
 		    struct RaceState *race);
 
 /* ---- interp.c: control flow ---- */

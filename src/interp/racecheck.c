@@ -59,7 +59,7 @@ typedef struct Cell {
 
 /* What the hook after an access knows. */
 typedef struct RaceSite {
-	const Site *site;
+	const FaultSite *site;
 	int kind;
 	int id;            /* index in RaceState.sites */
 	bool outer, inner; /* the levels it is recorded at (known when compiling) */
@@ -141,7 +141,7 @@ static void race_access_o(const Insn *in, Scalar *R, Ctx *c);
 static void race_access_i(const Insn *in, Scalar *R, Ctx *c);
 static void race_access_oi(const Insn *in, Scalar *R, Ctx *c);
 
-const void *race_site(RaceState *rs, const Site *site, int kind, int n, bool outer, bool inner, InsnFn *fn)
+const void *race_site(RaceState *rs, const FaultSite *site, int kind, int n, bool outer, bool inner, InsnFn *fn)
 {
 	const Mem *m = site->mem;
 	/* an alloc with a home is private to an iteration of the thread or global loop */

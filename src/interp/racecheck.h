@@ -19,12 +19,12 @@ typedef struct RaceState RaceState;
 RaceState *race_new(UirProgram *p);
 void race_free(RaceState *rs);
 
-/* compile.c: the hook for an access (Site SITE, of kind RACE_*, N elements) that stands
+/* compile.c: the hook for an access (FaultSite SITE, of kind RACE_*, N elements) that stands
  * inside a `thread` or `global` loop (OUTER) and/or a `local` loop (INNER): its instruction
  * function in *FN (NULL: no hook needed, the access cannot race) and the data for its aux.
  * The hook follows the access; its a is the access's offset register, n its width. */
 enum { RACE_READ, RACE_WRITE, RACE_ADD, RACE_MIN, RACE_MAX };
-const void *race_site(RaceState *rs, const Site *site, int kind, int n, bool outer, bool inner, InsnFn *fn);
+const void *race_site(RaceState *rs, const FaultSite *site, int kind, int n, bool outer, bool inner, InsnFn *fn);
 /* A parallel loop: aux its LoopInfo (as insn_loop), base its Stmt. */
 void race_insn_loop(const Insn *in, Scalar *R, Ctx *c);
 

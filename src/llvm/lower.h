@@ -21,17 +21,6 @@
 /* The high word of a fault code for an alloc that could not be allocated. */
 #define UIR_CODE_OOM 0xFFFFFFFFu
 
-/* A run-time check: what E0601 reports for it. Either an access (the low word of the
- * code is its offset) or, when ovf is set, the check on entry to a loop with a
- * non-literal bound that an offset cannot overflow (the low word is the bound). */
-typedef struct FaultSite {
-	const Mem *mem;
-	Loc loc;
-	const char *what; /* "load of", "store.4 to", "atomic.add on" (as the interpreter) */
-	int width;        /* K of .K accesses, else 1 */
-	const OverflowCheck *ovf;
-} FaultSite;
-
 /* The result of lowering. */
 typedef struct Lowered {
 	LLVMModuleRef mod;

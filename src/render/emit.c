@@ -266,7 +266,7 @@ static int site_of(Emitter *E, const char *head, const char *mid, const char *ta
 		E->capsites = E->capsites ? 2 * E->capsites : 16;
 		E->sites = xrealloc(E->sites, (size_t)E->capsites * sizeof *E->sites);
 	}
-	Site *st = &E->sites[E->nsites];
+	SiteText *st = &E->sites[E->nsites];
 	st->head = arena_strndup(E->a, head, strlen(head));
 	st->mid = arena_strndup(E->a, mid, strlen(mid));
 	st->tail = arena_strndup(E->a, tail, strlen(tail));

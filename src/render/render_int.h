@@ -82,12 +82,12 @@ bool nameset_has(const NameSet *s, const char *name);
 
 /* A bounds-check site: one access that may fault, with the pieces of its E0601 message
  * around the offset (as `run` prints it, source line and caret included). */
-typedef struct Site {
+typedef struct SiteText {
 	const char *head;   /* "FILE:L:C: error[E0601]: load of x[" */
 	const char *mid;    /* overflow sites: between the bound and the largest offset */
 	const char *tail;   /* "] is out of bounds: x has 8 elements\n <source line>\n <caret>\n" */
 	int k;              /* elements accessed (vector width); -1: an offset that would overflow */
-} Site;
+} SiteText;
 
 /* A hoisted check or offset of the current statement: the load (or vector store) EXPR
  * reads its offset from the C variable NAME. */
@@ -114,7 +114,7 @@ struct Emitter {
 	NameSet host_helpers;/* CUDA: runtime helpers called by host code (--main) */
 	NameSet support;     /* renderer support functions called */
 	unsigned need;       /* NEED_* */
-	Site *sites;
+	SiteText *sites;
 	int nsites, capsites;
 	int ntemp;           /* counter for uir_oN / uir_vN / uir_nN names */
 	Hoist *hoists;       /* of the current statement */

@@ -21,20 +21,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- accesses of a statement, in evaluation order ---- */
+/* ---- the loads of a statement, in evaluation order ---- */
 
-typedef struct Access {
+typedef struct StmtLoad {
 	const Expr *e;      /* the load */
 	bool checked;
 	bool under_select;  /* inside an arm of select */
-} Access;
+} StmtLoad;
 
-typedef struct AccList {
-	Access *v;
+typedef struct StmtLoads {
+	StmtLoad *v;
 	int n, cap;
-} AccList;
+} StmtLoads;
 
-static void collect(Emitter *E, const Expr *e, bool sel, AccList *l)
+static void collect(Emitter *E, const Expr *e, bool sel, StmtLoads *l)
 {
 	if (!e || e->kind != EX_OP)
 		return;
@@ -47,7 +47,7 @@ static void collect(Emitter *E, const Expr *e, bool sel, AccList *l)
 		l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
 	}
 	bool reg = mem_info(E, e->mem)->reg;
-	l->v[l->n++] = (Access){ e, !reg && !e->in_bounds, sel };
+	l->v[l->n++] = (StmtLoad){ e, !reg && !e->in_bounds, sel };
 }
 
 static void hoist(Emitter *E, const Expr *key, const char *name)
@@ -100,7 +100,7 @@ static void hoist_decl(Emitter *E, const Expr *key, const char *text)
 
 bool prepare(Emitter *E, const Expr *const *ex, int nex, const Stmt *store)
 {
-	AccList l = { 0 };
+	StmtLoads l = { 0 };
 	for (int i = 0; i < nex; i++)
 		collect(E, ex[i], false, &l);
 	bool store_checked = store && !mem_info(E, store->mem)->reg && !store->in_bounds;
@@ -449,7 +449,7 @@ static void store_stmt(Emitter *E, const Stmt *s)
 /* Whether rendering E needs declarations before its statement (a hoisted offset). */
 static bool needs_hoist(Emitter *E, const Expr *e)
 {
-	AccList l = { 0 };
+	StmtLoads l = { 0 };
 	collect(E, e, false, &l);
 	bool r = false;
 	for (int i = 0; i < l.n; i++)

@@ -22,7 +22,7 @@ static void sites_table(Emitter *E, Str *o, const char *qual)
 		      "\tint k; /* elements; -1: an offset that would overflow; 0: more of the tail above */\n"
 		      "} uir_sites[] = {\n", qual);
 	for (int i = 0; i < E->nsites; i++) {
-		const Site *s = &E->sites[i];
+		const SiteText *s = &E->sites[i];
 		size_t n = strlen(s->tail);
 		for (size_t at = 0; at < n || at == 0; at += PIECE) {
 			size_t len = n - at < PIECE ? n - at : PIECE;
