@@ -486,17 +486,21 @@ bool range_empty(Range r);
 /* Whether R is known, not empty and lies in [LO, HI]. */
 bool range_within(Range r, int64_t lo, int64_t hi);
 
-/* ---- interp.c ---- */
+/* ---- how a back end runs or compiles a program: interp.c, cli/engine.c, and the LLVM
+ * back end through llvm/llvm_api.h (a change here is a new UIR_LLVM_API_VERSION) ---- */
 typedef struct RunOptions {
-	int threads;
-	bool bounds_check;
+	int threads;       /* worker threads for thread/global loops: 1 to 1024, 0 = default */
+	bool bounds_check; /* check the accesses not proven in bounds (E0601) */
+	int opt_level;     /* LLVM: 0: no optimisation (uir llvm -O0), else the O3 pipeline */
+	const char *cpu;   /* LLVM: target CPU for compile ("generic", "x86-64-v3"...); NULL: host */
 	/* `run --repeat N`: run the kernel REPEAT times (0 or 1: once), calling RESET(RESET_CTX)
 	 * before every run after the first to give the buffers their starting values again
 	 * (RESET returns 0, or non-zero after printing an error, which stops the runs). */
 	int repeat;
 	int (*reset)(void *reset_ctx);
 	void *reset_ctx;
-	bool no_opt;       /* run --no-opt: the JIT leaves loops as written */
+	bool no_opt;       /* run/llvm --no-opt: the JIT leaves loops as written (no automatic
+	                    * parallel loops, no interchange; docs/llvm.md, "Loop optimisation") */
 } RunOptions;
 
 #endif

@@ -168,8 +168,10 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 		if (t)
 			t->engine = "interp";
 	} else {
-		UirJitOptions o = { ro ? ro->threads : 0, ro ? ro->bounds_check : true, 3, NULL, repeat,
-			ro ? ro->reset : NULL, ro ? ro->reset_ctx : NULL, ro && ro->no_opt };
+		RunOptions o = ro ? *ro : (RunOptions){ .bounds_check = true };
+		o.opt_level = 3; /* run: the O3 pipeline, for the host */
+		o.cpu = NULL;
+		o.repeat = repeat;
 		UirJitTimes jt = { 0, 0, 0, 0, 0, runs };
 		rc = api->run(p, bufs, &o, &jt);
 		while (n < repeat && runs[n] > 0)

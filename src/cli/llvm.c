@@ -137,7 +137,7 @@ int cmd_llvm(int argc, char **argv)
 	UirProgram *p = NULL;
 	rc = prepare(&a, "llvm", &api, &p);
 	if (rc < 0) {
-		UirJitOptions o = { .bounds_check = a.bounds, .opt_level = a.opt, .cpu = a.cpu, .no_opt = a.no_opt };
+		RunOptions o = { .bounds_check = a.bounds, .opt_level = a.opt, .cpu = a.cpu, .no_opt = a.no_opt };
 		rc = api->print_ir(p, &o, stdout);
 		if (!rc && (fflush(stdout) != 0 || ferror(stdout))) {
 			uir_eprintf(stderr, "uir llvm: cannot write the output\n");
@@ -160,7 +160,7 @@ int cmd_compile(int argc, char **argv)
 	if (rc < 0) {
 		/* one thread: an object runs its plain loops as written (an automatic parallel
 		 * loop would need the pool, which it links only for thread and global loops) */
-		UirJitOptions o = { .threads = 1, .bounds_check = a.bounds, .opt_level = 3, .cpu = a.cpu };
+		RunOptions o = { .threads = 1, .bounds_check = a.bounds, .opt_level = 3, .cpu = a.cpu };
 		rc = api->emit(p, &o, a.emit, a.out);
 	}
 	uir_free(p);

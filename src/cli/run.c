@@ -352,7 +352,8 @@ static int run_file(const RunArgs *a)
 		rc = UIR_EXIT_ERROR;
 	if (rc < 0) {
 		ResetCtx reset = { p, data, a };
-		RunOptions opt = { a->threads, !a->no_bounds, a->repeat, reset_buffers, &reset, a->no_opt };
+		RunOptions opt = { .threads = a->threads, .bounds_check = !a->no_bounds, .repeat = a->repeat,
+				    .reset = reset_buffers, .reset_ctx = &reset, .no_opt = a->no_opt };
 		int erc;
 		if (a->racecheck) {
 			double t2 = uir_now_ms();

@@ -376,7 +376,7 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
 /* Lowers P into CX and prepares the module for TM: target, data layout, math, CPU
  * attributes, the object wrapper (AOT), verification, then the pass pipeline when
  * o->opt_level > 0. Returns 0 or an exit status after a message. */
-static int build(UirProgram *p, LLVMContextRef cx, const UirJitOptions *o, LLVMTargetMachineRef tm, bool aot,
+static int build(UirProgram *p, LLVMContextRef cx, const RunOptions *o, LLVMTargetMachineRef tm, bool aot,
 		 Lowered *lw, UirJitTimes *t)
 {
 	double t0 = now_ms();
@@ -485,7 +485,7 @@ static uint64_t call_kernel(uint64_t addr, int nbufs, void **bufs)
 	return rc;
 }
 
-static int jit_run(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTimes *t)
+static int jit_run(UirProgram *p, void **bufs, const RunOptions *o, UirJitTimes *t)
 {
 	init_llvm();
 	/* one target machine for the passes and for code generation: its subtarget (costly to
@@ -555,7 +555,7 @@ static int jit_run(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTim
 
 /* ---- printing and objects ---- */
 
-static int print_ir(UirProgram *p, const UirJitOptions *o, FILE *out)
+static int print_ir(UirProgram *p, const RunOptions *o, FILE *out)
 {
 	init_llvm();
 	LLVMTargetMachineRef tm = make_tm(o->cpu, false);
@@ -577,7 +577,7 @@ static int print_ir(UirProgram *p, const UirJitOptions *o, FILE *out)
 	return rc;
 }
 
-static int emit(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const char *path)
+static int emit(UirProgram *p, const RunOptions *o, UirEmitKind kind, const char *path)
 {
 	init_llvm();
 	LLVMTargetMachineRef tm = make_tm(o->cpu, false);

@@ -4,28 +4,16 @@
  * executable loads with dlopen() on first use (src/cli/engine.c), so that commands which
  * need no LLVM do not pay for loading it. The module exports one symbol, uir_llvm_api(),
  * that returns the table below. Both sides are built from this header in one build; the
- * version field guards against a stale module left next to a newer executable.
+ * version field guards against a stale module left next to a newer executable. How to run
+ * or compile a program is RunOptions (uir_internal.h), the one options struct of every
+ * back end.
  */
 #ifndef UIR_LLVM_API_H
 #define UIR_LLVM_API_H
 
 #include "../uir_internal.h"
 
-#define UIR_LLVM_API_VERSION 6
-
-/* How to compile a program. */
-typedef struct UirJitOptions {
-	int threads;       /* worker threads for thread/global loops: 1 to 1024, 0 = default */
-	bool bounds_check; /* check the accesses not proven in bounds (E0601) */
-	int opt_level;     /* 0: no optimisation (uir llvm -O0), else the O3 pipeline */
-	const char *cpu;   /* target CPU for compile ("generic", "x86-64-v3"...); NULL: host */
-	int repeat;        /* run: call the kernel this many times (0 or 1: once) ... */
-	int (*reset)(void *reset_ctx); /* ... calling this before every call after the first
-	                                * (0: go on; else stop, it printed why) */
-	void *reset_ctx;
-	bool no_opt;       /* run --no-opt: no loop optimisation (auto-parallel loops,
-	                    * interchange; docs/llvm.md, "Loop optimisation") */
-} UirJitOptions;
+#define UIR_LLVM_API_VERSION 7
 
 /* Where the time of a JIT run went, in milliseconds. */
 typedef struct UirJitTimes {
@@ -53,14 +41,14 @@ typedef struct UirLlvmApi {
 	/* Runs the checked program P over BUFS (as buffers_create() makes them). Returns 0; 1
 	 * after printing E0601 (the first fault a sequential run would meet) or an
 	 * out-of-memory error on p->err; 70 after an internal error message. T may be NULL. */
-	int (*run)(UirProgram *p, void **bufs, const UirJitOptions *o, UirJitTimes *t);
+	int (*run)(UirProgram *p, void **bufs, const RunOptions *o, UirJitTimes *t);
 	/* Prints the LLVM module of the checked program P (textual IR) on OUT. Returns 0, or
 	 * 70 after an internal error message. */
-	int (*print_ir)(UirProgram *p, const UirJitOptions *o, FILE *out);
+	int (*print_ir)(UirProgram *p, const RunOptions *o, FILE *out);
 	/* Writes the module of P to PATH as an object file or assembly for the host (or
 	 * o->cpu), exporting `int kernel(T *b0, ...)`. Returns 0, 1 when PATH cannot be
 	 * written (after a message on stderr), 64 for an unknown CPU, 70 for internal errors. */
-	int (*emit)(UirProgram *p, const UirJitOptions *o, UirEmitKind kind, const char *path);
+	int (*emit)(UirProgram *p, const RunOptions *o, UirEmitKind kind, const char *path);
 	/* The PTX (or NVPTX LLVM IR) of the checked program P, which must be in kernel form,
 	 * into *TEXT (malloc'ed). Returns 0, 64 for an unknown arch or 70 after a message. */
 	int (*ptx)(UirProgram *p, const UirPtxOptions *o, char **text);

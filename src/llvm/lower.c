@@ -836,7 +836,7 @@ static void init_types(L *l)
 	l->t_void = LLVMVoidTypeInContext(l->cx);
 }
 
-void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
+void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const RunOptions *o, Lowered *out)
 {
 	memset(out, 0, sizeof *out);
 	memset(l, 0, sizeof *l);
@@ -872,7 +872,7 @@ void lower_end(L *l)
 	l->b = NULL;
 }
 
-bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
+bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const RunOptions *o, Lowered *out)
 {
 	L l;
 	lower_begin(&l, p, cx, tm, o, out);

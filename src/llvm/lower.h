@@ -36,7 +36,7 @@ typedef struct Lowered {
  * and data layout are set first, so every alignment the builder picks is final). O gives
  * bounds_check and opt_level. Returns false after an internal error message. The caller
  * owns out->mod and frees out->sites. */
-bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out);
+bool lower_program(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const RunOptions *o, Lowered *out);
 
 /* ---- jit.c: fault messages ---- */
 

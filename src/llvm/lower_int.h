@@ -37,7 +37,7 @@ typedef struct GpuHooks {
 
 typedef struct L {
 	UirProgram *p;
-	const UirJitOptions *o;
+	const RunOptions *o;
 	LLVMContextRef cx;
 	LLVMModuleRef mod;
 	LLVMBuilderRef b;
@@ -87,7 +87,7 @@ int mem_slot(const L *l, const Mem *m);
 
 /* Sets up L for lowering P into a new module in CX for TM's target (see lower_program);
  * lower_end frees what lower_begin allocated (not the module). */
-void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out);
+void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const RunOptions *o, Lowered *out);
 void lower_end(L *l);
 /* Lowers the statements S at the builder's position. */
 void lower_block(L *l, const Stmt *s);

@@ -317,7 +317,7 @@ static bool link_ptx_math(LLVMModuleRef m)
 }
 
 /* Lowers every kernel of P into a new module for TM. */
-static bool lower_kernels(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const UirJitOptions *o, Lowered *out)
+static bool lower_kernels(UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm, const RunOptions *o, Lowered *out)
 {
 	L l;
 	lower_begin(&l, p, cx, tm, o, out);
@@ -447,7 +447,7 @@ int ptx_fault(UirProgram *p, const UirPtxOptions *po, uint64_t code)
 	if (!tm)
 		return UIR_EXIT_INTERNAL;
 	LLVMContextRef cx = LLVMContextCreate();
-	UirJitOptions o = { .bounds_check = po->bounds_check, .opt_level = 3, .cpu = arch };
+	RunOptions o = { .bounds_check = po->bounds_check, .opt_level = 3, .cpu = arch };
 	Lowered lw;
 	lower_kernels(p, cx, tm, &o, &lw);
 	fault_report(p, &lw, code);
@@ -478,7 +478,7 @@ int ptx_generate(UirProgram *p, const UirPtxOptions *po, char **text)
 		return UIR_EXIT_INTERNAL;
 	char *err = NULL;
 	LLVMContextRef cx = LLVMContextCreate();
-	UirJitOptions o = { .bounds_check = po->bounds_check, .opt_level = 3, .cpu = arch };
+	RunOptions o = { .bounds_check = po->bounds_check, .opt_level = 3, .cpu = arch };
 	Lowered lw;
 	int rc = 0;
 	lower_kernels(p, cx, tm, &o, &lw);

@@ -105,7 +105,7 @@ static bool compare_buffer(FileRun *r, const char *engine, int i)
 /* Runs the program on engine E with THREADS threads over R->data. Returns its status. */
 static int run_engine(FileRun *r, UirEngine e, int threads)
 {
-	RunOptions opt = { threads, true, 0, NULL, NULL, false };
+	RunOptions opt = { .threads = threads, .bounds_check = true };
 	return engine_run(r->p, r->data, e, &opt, NULL);
 }
 
