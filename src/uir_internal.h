@@ -323,6 +323,10 @@ int diag_flush_by_code(UirProgram *p);
 /* Prints `PATH:LINE:COL: note: MSG` at AT with its source line and caret (the second place
  * of a two-place error, after diag()); counts nothing. */
 void diag_note_at(UirProgram *p, Loc at, const char *msg);
+/* The text diag() would print for MSG at AT (header, source line, caret), malloc'ed; prints
+ * and counts nothing. The bytes 1 and 2 in MSG stay as they are: the placeholders of the
+ * numbers in a template that generated code fills in (util/messages.h). */
+char *diag_text(UirProgram *p, Loc at, const char *code, const char *msg);
 void diag_discard(void);       /* drops the deferred diagnostics */
 int diag_pending(void);        /* the number of deferred diagnostics */
 void diag_truncate(int n);     /* drops the deferred diagnostics after the first N */

@@ -67,36 +67,36 @@ static void init_llvm(void)
 
 /* ---- fault messages ---- */
 
-/* Prints fault SITE's E0601 with the offsets given as text A and B (B: last element); for
- * a loop's overflow check A is the bound and B the largest offset. */
-static void site_diag(UirProgram *p, const FaultSite *s, const char *a, const char *b)
+/* The E0601 message of fault SITE with the offsets given as text A and B (B: last element)
+ * into MSG; for a loop's overflow check A is the bound and B the largest offset. */
+static void site_msg(char *msg, size_t n, const FaultSite *s, const char *a, const char *b)
 {
 	const char *name = s->mem->name;
-	if (s->ovf) {
-		diag(p, s->loc, "E0601", "the offset of %s would overflow: with this loop bound (%s) its largest "
-		     "offset is %s, beyond 2^31-1", name, a, b);
-		return;
-	}
 	long long size = (long long)s->mem->size;
-	if (s->width > 1)
-		diag(p, s->loc, "E0601", "%s %s[%s..%s] is out of bounds: %s has %lld element%s", s->what, name, a, b,
-		     name, size, size == 1 ? "" : "s");
+	if (s->ovf)
+		snprintf(msg, n, "the offset of %s would overflow: with this loop bound (%s) its largest "
+			 "offset is %s, beyond 2^31-1", name, a, b);
+	else if (s->width > 1)
+		snprintf(msg, n, "%s %s[%s..%s] is out of bounds: %s has %lld element%s", s->what, name, a, b, name,
+			 size, size == 1 ? "" : "s");
 	else
-		diag(p, s->loc, "E0601", "%s %s[%s] is out of bounds: %s has %lld element%s", s->what, name, a, name,
-		     size, size == 1 ? "" : "s");
+		snprintf(msg, n, "%s %s[%s] is out of bounds: %s has %lld element%s", s->what, name, a, name, size,
+			 size == 1 ? "" : "s");
 }
 
-static void oom_message(FILE *f, const UirProgram *p, const Mem *m)
+static void oom_message(char *msg, size_t n, const char *path, const Mem *m)
 {
-	uir_eprintf(f, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
-		(long long)m->size * uir_type_size(m->ty));
+	snprintf(msg, n, "%s: error: out of memory for alloc %s (%lld bytes)\n", path, m->name,
+		 (long long)m->size * uir_type_size(m->ty));
 }
 
 void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 {
 	uint32_t hi = (uint32_t)(code >> 32), lo = (uint32_t)code;
+	char msg[1024];
 	if (hi == UIR_CODE_OOM && lo < (uint32_t)p->nallocs) {
-		oom_message(p->err, p, p->allocs[lo]);
+		oom_message(msg, sizeof msg, p->path, p->allocs[lo]);
+		uir_eprintf(p->err, "%s", msg);
 		p->nerrors++;
 		return;
 	}
@@ -113,35 +113,24 @@ void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 		snprintf(b, sizeof b, "%lld", (long long)(s->ovf->base + s->ovf->coef * ((off - 1) / s->ovf->d)));
 	else
 		snprintf(b, sizeof b, "%lld", off + s->width - 1);
-	site_diag(p, s, a, b);
+	site_msg(msg, sizeof msg, s, a, b);
+	diag(p, s->loc, "E0601", "%s", msg);
 }
 
 /* The message of SITE (or of alloc M's out-of-memory when SITE is NULL) as a printf
  * format taking the first and last offsets as two long longs. Caller frees. */
 static char *fault_format(UirProgram *p, const FaultSite *site, const Mem *m)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	FILE *err = p->err;
-	int nerrors = p->nerrors;
-	char first[sizeof p->first_code];
-	memcpy(first, p->first_code, sizeof first);
-	p->err = f;
-	uir_escape_keep_placeholders(true); /* they pass diag()'s escaping of control bytes */
-	if (site)
-		site_diag(p, site, "\x01", "\x02");
-	uir_escape_keep_placeholders(false);
-	if (!site)
-		oom_message(f, p, m);
-	fclose(f);
-	p->err = err;
-	p->nerrors = nerrors;
-	memcpy(p->first_code, first, sizeof first);
-	char *fmt = xmalloc(2 * len + 16), *o = fmt;
-	for (const char *c = text; *c; c++) {
+	char msg[1024], *text = NULL;
+	if (site) {
+		site_msg(msg, sizeof msg, site, "\x01", "\x02"); /* the placeholders of the offsets */
+		text = diag_text(p, site->loc, "E0601", msg);
+	} else {
+		oom_message(msg, sizeof msg, diag_shown(&p->arena, p->path), m);
+	}
+	const char *from = text ? text : msg;
+	char *fmt = xmalloc(2 * strlen(from) + 16), *o = fmt;
+	for (const char *c = from; *c; c++) {
 		if (*c == '%') {
 			*o++ = '%';
 			*o++ = '%';

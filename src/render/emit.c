@@ -225,32 +225,16 @@ void emit_free(Emitter *E)
 /* ---- fault sites ---- */
 
 /* `run`'s display of the source line of AT with a caret under its column, taken from
- * diag() itself (util/diag.c) so that it stays byte for byte what `run` prints: diag writes
- * into a memory stream, and its first line (the message) is dropped. */
+ * diag_text() (util/diag.c) so that it stays byte for byte what `run` prints; its first
+ * line (the message) is dropped. */
 void source_lines(Emitter *E, Str *b, Loc at)
 {
-	UirProgram *p = E->p;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
-	if (!mem)
-		uir_internal_error(__FILE__, __LINE__, "open_memstream failed");
-	FILE *err = p->err;
-	int nerrors = p->nerrors;
-	char first[sizeof p->first_code];
-	memcpy(first, p->first_code, sizeof first);
-	p->err = mem;
-	diag(p, at, "E0000", "%s", "");
-	fclose(mem);
-	p->err = err;
-	p->nerrors = nerrors;
-	memcpy(p->first_code, first, sizeof first);
-	/* drop diag()'s first line (a newline in the path prints as '?': util/escape.h) */
-	const char *nl = text ? memchr(text, '\n', len) : NULL;
+	char *text = diag_text(E->p, at, "E0000", "");
+	/* drop the diagnostic's first line (a newline in the path prints as '?': util/escape.h) */
+	const char *nl = strchr(text, '\n');
 	if (!nl)
 		uir_internal_error(__FILE__, __LINE__, "unexpected diagnostic layout");
-	size_t hl = (size_t)(nl - text) + 1;
-	str_putn(b, text + hl, len - hl);
+	str_put(b, nl + 1);
 	free(text);
 }
 

@@ -28,19 +28,18 @@ char *fmt_str(Arena *a, const char *fmt, ...)
 	return s;
 }
 
-static bool keep_placeholders;
-
-void uir_escape_keep_placeholders(bool on)
-{
-	keep_placeholders = on;
-}
-
-/* The one rule for user text in messages (escape.h): C itself, or '?' for a control byte. */
-static char shown(char c)
+/* The one rule for user text in messages (escape.h): C itself, or '?' for a control byte;
+ * with KEEP, the placeholder bytes 1 and 2 of a template (diag_text) pass too. */
+static char shown_keep(char c, bool keep)
 {
 	unsigned char u = (unsigned char)c;
-	bool keep = (u >= 32 && u != 127) || u == '\t' || (keep_placeholders && (u == 1 || u == 2));
-	return keep ? c : '?';
+	bool ok = (u >= 32 && u != 127) || u == '\t' || (keep && (u == 1 || u == 2));
+	return ok ? c : '?';
+}
+
+static char shown(char c)
+{
+	return shown_keep(c, false);
 }
 
 void uir_put_escaped(FILE *f, const char *s, size_t n)
@@ -89,7 +88,7 @@ char *diag_shown(Arena *a, const char *s)
 
 /* Prints the source line of AT with a caret under its column. Tabs are kept so the
  * caret lines up in a terminal; a long line is cut to a window around the column. */
-static void show_line(UirProgram *p, Loc at)
+static void show_line(UirProgram *p, FILE *f, Loc at)
 {
 	if (at.line <= 0 || !p->src)
 		return;
@@ -125,7 +124,6 @@ static void show_line(UirProgram *p, Loc at)
 		to = caret + 60;
 		cut_right = true;
 	}
-	FILE *f = p->err;
 	fprintf(f, " %5d | %s", at.line, cut_left ? "..." : "");
 	uir_put_escaped(f, from, (size_t)(to - from));
 	fprintf(f, "%s\n       | %s", cut_right ? "..." : "", cut_left ? "   " : "");
@@ -134,23 +132,26 @@ static void show_line(UirProgram *p, Loc at)
 	fputs("^\n", f);
 }
 
-static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const char *note)
+/* Writes the diagnostic of CODE at AT with MSG and NOTE on F; with KEEP, the placeholder
+ * bytes 1 and 2 of MSG are written as they are. */
+static void write_diag(UirProgram *p, FILE *f, Loc at, const char *code, const char *msg, const char *note,
+		       bool keep)
 {
-	if (!p->first_code[0])
-		snprintf(p->first_code, sizeof p->first_code, "%s", code);
-	p->nerrors++;
 	if (at.line > 0)
-		uir_eprintf(p->err, "%s:%d:%d: error[%s]: %s\n", p->path, at.line, at.col, code, msg);
+		uir_eprintf(f, "%s:%d:%d: error[%s]: ", p->path, at.line, at.col, code);
 	else
-		uir_eprintf(p->err, "%s:1:1: error[%s]: %s\n", p->path, code, msg); /* no source to show */
-	show_line(p, at);
+		uir_eprintf(f, "%s:1:1: error[%s]: ", p->path, code); /* no source to show */
+	for (const char *c = msg; *c; c++)
+		fputc(shown_keep(*c, keep), f);
+	fputc('\n', f);
+	show_line(p, f, at);
 	if (note && *note) {
 		/* each line of the note indented under the caret */
 		const char *s = note;
 		while (*s) {
 			const char *e = strchr(s, '\n');
 			size_t n = e ? (size_t)(e - s) : strlen(s);
-			uir_eprintf(p->err, "       = %.*s\n", (int)n, s);
+			uir_eprintf(f, "       = %.*s\n", (int)n, s);
 			s += n;
 			if (*s == '\n')
 				s++;
@@ -158,10 +159,31 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 	}
 }
 
+static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const char *note)
+{
+	if (!p->first_code[0])
+		snprintf(p->first_code, sizeof p->first_code, "%s", code);
+	p->nerrors++;
+	write_diag(p, p->err, at, code, msg, note, false);
+}
+
+char *diag_text(UirProgram *p, Loc at, const char *code, const char *msg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		uir_internal_error(__FILE__, __LINE__, "open_memstream failed");
+	write_diag(p, f, at, code, msg, NULL, true);
+	if (fclose(f) != 0 || !text)
+		uir_internal_error(__FILE__, __LINE__, "out of memory");
+	return text;
+}
+
 void diag_note_at(UirProgram *p, Loc at, const char *msg)
 {
 	uir_eprintf(p->err, "%s:%d:%d: note: %s\n", p->path, at.line, at.col, msg);
-	show_line(p, at);
+	show_line(p, p->err, at);
 }
 
 void diag(UirProgram *p, Loc at, const char *code, const char *fmt, ...)

@@ -19,9 +19,5 @@ void uir_put_escaped(FILE *f, const char *s, size_t n);
  * that ends it (so a message's own "\n" stays; one inside a user's text is '?'). */
 void uir_eprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void uir_veprintf(FILE *f, const char *fmt, va_list ap);
-/* While ON, the bytes 1 and 2 pass unescaped: the placeholders of the offsets in the fault
- * messages that src/llvm/jit.c renders once, through diag(), as printf formats for
- * compiled objects. */
-void uir_escape_keep_placeholders(bool on);
 
 #endif
