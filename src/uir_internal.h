@@ -277,6 +277,12 @@ typedef struct OverflowCheck {
 	int64_t base, coef, d;
 } OverflowCheck;
 
+/* The largest offset of check O's access when the loop's bound is N >= 1. */
+static inline int64_t overflow_top(const OverflowCheck *o, int64_t n)
+{
+	return o->base + o->coef * ((n - 1) / o->d);
+}
+
 /* A run-time check, what its E0601 reports (util/messages.h): an access, WHAT ("load of",
  * "store.4 to", "atomic.add on") of MEM at LOC, WIDTH elements (K of .K accesses, else 1);
  * or, when OVF is set, the check on entry to a loop with a non-literal bound that an offset

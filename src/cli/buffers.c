@@ -6,6 +6,7 @@
  */
 #include "buffers.h"
 #include "../util/escape.h"
+#include "../util/messages.h"
 #include "uir_init.h"
 #include "uir_npy.h"
 #include <stdint.h>
@@ -136,7 +137,9 @@ static int apply_init(UirProgram *p, const Mem *m, void *dst, bool zeroed)
 		return 0;
 	}
 	if (buffers_init(m, dst, why, sizeof why) != 0) {
-		diag(p, m->init_loc, "E0203", "%s: %s", m->path, why);
+		char msg[MSG_MAX];
+		msg_file_init(msg, m->path, why);
+		diag(p, m->init_loc, "E0203", "%s", msg);
 		return -1;
 	}
 	return 0;
@@ -158,8 +161,9 @@ void **buffers_create(UirProgram *p)
 		size_t esize = (size_t)uir_type_size(m->ty);
 		data[i] = (size_t)m->size > SIZE_MAX / esize ? NULL : aligned_zalloc((size_t)m->size * esize);
 		if (!data[i]) {
-			uir_eprintf(p->err, "%s: error: out of memory for buffer %s (%lld bytes)\n", p->path, m->name,
-				(long long)m->size * uir_type_size(m->ty));
+			char msg[MSG_MAX];
+			msg_out_of_memory_for(msg, p->path, "buffer", m);
+			uir_eprintf(p->err, "%s", msg);
 			buffers_free(p, data);
 			return NULL;
 		}

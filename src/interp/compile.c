@@ -8,6 +8,7 @@
  * compiled into the enclosing block, before the loop or if instruction.
  */
 #include "interp_int.h"
+#include "../util/messages.h"
 #include "racecheck.h"
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,7 @@ static int32_t load(Comp *c, const Expr *e)
 	in->d = d;
 	in->a = off;
 	in->n = e->width;
-	set_access(c, in, e->mem, e->loc, e->width > 1 ? fmt_str(&c->p->arena, "load.%d of", e->width) : "load of");
+	set_access(c, in, e->mem, e->loc, msg_load_what(&c->p->arena, e));
 	if (c->race)
 		race_hook(c, in->aux, off, e->width < 1 ? 1 : e->width, RACE_READ);
 	return d;
@@ -244,18 +245,15 @@ static void store(Comp *c, const Stmt *s)
 	int32_t off = expr(c, s->off);
 	int32_t val = expr(c, s->val);
 	Insn *in;
-	const char *what;
 	if (s->kind == ST_ATOMIC) {
 		in = emit(c, mem_pick_atomic(s->aop, s->mem->ty));
-		what = s->aop == AT_ADD ? "atomic.add on" : s->aop == AT_MIN ? "atomic.min on" : "atomic.max on";
 	} else {
 		in = emit(c, mem_pick_store(s->mem->ty, s->width > 1));
 		in->n = s->width;
-		what = s->width > 1 ? fmt_str(&c->p->arena, "store.%d to", s->width) : "store to";
 	}
 	in->a = off;
 	in->b = val;
-	set_access(c, in, s->mem, s->loc, what);
+	set_access(c, in, s->mem, s->loc, msg_store_what(&c->p->arena, s));
 	if (c->race)
 		race_hook(c, in->aux, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
 			  s->kind != ST_ATOMIC ? RACE_WRITE : s->aop == AT_ADD ? RACE_ADD : s->aop == AT_MIN ? RACE_MIN : RACE_MAX);

@@ -7,6 +7,7 @@
  * n the K of .K accesses, aux the access's FaultSite for the message.
  */
 #include "interp_int.h"
+#include "../util/messages.h"
 #include "uir_ops.h"
 
 /* The offset of a scalar access, or a fault. The i32 offset is sign-extended, so one
@@ -115,13 +116,8 @@ InsnFn mem_pick_atomic(AtomicOp op, UirType t)
 _Noreturn void interp_fault(Ctx *c, const Insn *in, int64_t off)
 {
 	const FaultSite *s = in->aux;
-	const char *name = s->mem->name;
-	long long size = (long long)s->mem->size;
-	if (in->n > 1)
-		diag(c->p, s->loc, "E0601", "%s %s[%lld..%lld] is out of bounds: %s has %lld element%s", s->what,
-		     name, (long long)off, (long long)off + in->n - 1, name, size, size == 1 ? "" : "s");
-	else
-		diag(c->p, s->loc, "E0601", "%s %s[%lld] is out of bounds: %s has %lld element%s", s->what, name,
-		     (long long)off, name, size, size == 1 ? "" : "s");
+	char msg[MSG_MAX];
+	msg_fault_at(msg, s, off);
+	diag(c->p, s->loc, "E0601", "%s", msg);
 	longjmp(c->fault, 1);
 }

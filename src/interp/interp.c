@@ -4,6 +4,7 @@
 #include "interp.h"
 #include "interp_int.h"
 #include "../util/escape.h"
+#include "../util/messages.h"
 #include "racecheck.h"
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +16,11 @@ static void check_overflow(const LoopInfo *L, int32_t n, Ctx *c)
 {
 	for (int i = 0; i < L->novf; i++) {
 		const OverflowCheck *o = &L->ovf[i];
-		int64_t top = o->base + o->coef * (((int64_t)n - 1) / o->d);
-		if (top > INT32_MAX) {
-			diag(c->p, o->at, "E0601", "the offset of %s would overflow: with this loop bound (%d) its largest "
-			     "offset is %lld, beyond 2^31-1", o->mem->name, (int)n, (long long)top);
+		if (overflow_top(o, n) > INT32_MAX) {
+			FaultSite s = { o->mem, o->at, NULL, 1, o };
+			char msg[MSG_MAX];
+			msg_fault_at(msg, &s, n);
+			diag(c->p, o->at, "E0601", "%s", msg);
 			longjmp(c->fault, 1);
 		}
 	}
@@ -69,8 +71,9 @@ static void **make_allocs(UirProgram *p)
 		const Mem *m = p->allocs[i];
 		a[i] = calloc((size_t)m->size, (size_t)uir_type_size(m->ty));
 		if (!a[i]) {
-			uir_eprintf(p->err, "%s: error: out of memory for alloc %s (%lld bytes)\n", p->path, m->name,
-				(long long)m->size * uir_type_size(m->ty));
+			char msg[MSG_MAX];
+			msg_out_of_memory_for(msg, p->path, "alloc", m);
+			uir_eprintf(p->err, "%s", msg);
 			for (int j = 0; j < i; j++)
 				free(a[j]);
 			free(a);

@@ -1,7 +1,7 @@
 /* jit.c - the JIT driver, the LLVM back end's entry points (llvm_api.h): build the module
  * of a checked program, optimise it for the host CPU, and either JIT-compile and run it
  * (ORC LLJIT, the entry point called through libffi), print it, or write an object file;
- * and the fault messages of the compiled code.
+ * and the fault messages of the compiled code (their texts: util/messages.c).
  *
  * Exactness: the module is optimised by the new pass manager's default<O3> pipeline, which
  * never reassociates or contracts float ops that carry no fast-math flags (the lowering
@@ -17,6 +17,7 @@
 #include "math_bc.h"
 #include "uir_parallel.h"
 #include "../util/escape.h"
+#include "../util/messages.h"
 #include <ffi.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -67,35 +68,12 @@ static void init_llvm(void)
 
 /* ---- fault messages ---- */
 
-/* The E0601 message of fault SITE with the offsets given as text A and B (B: last element)
- * into MSG; for a loop's overflow check A is the bound and B the largest offset. */
-static void site_msg(char *msg, size_t n, const FaultSite *s, const char *a, const char *b)
-{
-	const char *name = s->mem->name;
-	long long size = (long long)s->mem->size;
-	if (s->ovf)
-		snprintf(msg, n, "the offset of %s would overflow: with this loop bound (%s) its largest "
-			 "offset is %s, beyond 2^31-1", name, a, b);
-	else if (s->width > 1)
-		snprintf(msg, n, "%s %s[%s..%s] is out of bounds: %s has %lld element%s", s->what, name, a, b, name,
-			 size, size == 1 ? "" : "s");
-	else
-		snprintf(msg, n, "%s %s[%s] is out of bounds: %s has %lld element%s", s->what, name, a, name, size,
-			 size == 1 ? "" : "s");
-}
-
-static void oom_message(char *msg, size_t n, const char *path, const Mem *m)
-{
-	snprintf(msg, n, "%s: error: out of memory for alloc %s (%lld bytes)\n", path, m->name,
-		 (long long)m->size * uir_type_size(m->ty));
-}
-
 void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 {
 	uint32_t hi = (uint32_t)(code >> 32), lo = (uint32_t)code;
-	char msg[1024];
+	char msg[MSG_MAX];
 	if (hi == UIR_CODE_OOM && lo < (uint32_t)p->nallocs) {
-		oom_message(msg, sizeof msg, p->path, p->allocs[lo]);
+		msg_out_of_memory_for(msg, p->path, "alloc", p->allocs[lo]);
 		uir_eprintf(p->err, "%s", msg);
 		p->nerrors++;
 		return;
@@ -106,14 +84,7 @@ void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 		return;
 	}
 	const FaultSite *s = &lw->sites[hi - 1];
-	long long off = (int32_t)lo;
-	char a[32], b[32];
-	snprintf(a, sizeof a, "%lld", off);
-	if (s->ovf)
-		snprintf(b, sizeof b, "%lld", (long long)(s->ovf->base + s->ovf->coef * ((off - 1) / s->ovf->d)));
-	else
-		snprintf(b, sizeof b, "%lld", off + s->width - 1);
-	site_msg(msg, sizeof msg, s, a, b);
+	msg_fault_at(msg, s, (int32_t)lo);
 	diag(p, s->loc, "E0601", "%s", msg);
 }
 
@@ -121,27 +92,14 @@ void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
  * format taking the first and last offsets as two long longs. Caller frees. */
 static char *fault_format(UirProgram *p, const FaultSite *site, const Mem *m)
 {
-	char msg[1024], *text = NULL;
-	if (site) {
-		site_msg(msg, sizeof msg, site, "\x01", "\x02"); /* the placeholders of the offsets */
-		text = diag_text(p, site->loc, "E0601", msg);
-	} else {
-		oom_message(msg, sizeof msg, diag_shown(&p->arena, p->path), m);
+	char msg[MSG_MAX];
+	if (!site) {
+		msg_out_of_memory_for(msg, diag_shown(&p->arena, p->path), "alloc", m);
+		return msg_printf_format(msg, "%lld", "%lld");
 	}
-	const char *from = text ? text : msg;
-	char *fmt = xmalloc(2 * strlen(from) + 16), *o = fmt;
-	for (const char *c = from; *c; c++) {
-		if (*c == '%') {
-			*o++ = '%';
-			*o++ = '%';
-		} else if (*c == 1 || *c == 2) {
-			memcpy(o, "%lld", 4);
-			o += 4;
-		} else {
-			*o++ = *c;
-		}
-	}
-	*o = 0;
+	msg_fault(msg, site, MSG_A, MSG_B);
+	char *text = diag_text(p, site->loc, "E0601", msg);
+	char *fmt = msg_printf_format(text, "%lld", "%lld");
 	free(text);
 	return fmt;
 }

@@ -201,11 +201,7 @@ static void store(L *l, const Stmt *s)
 {
 	LLVMValueRef off = lower_expr(l, s->off);
 	LLVMValueRef v = lower_expr(l, s->val);
-	char what[32];
-	if (s->width > 1)
-		snprintf(what, sizeof what, "store.%d to", s->width);
-	else
-		snprintf(what, sizeof what, "store to");
+	const char *what = msg_store_what(&l->p->arena, s);
 	LLVMValueRef addr = lower_address(l, s->mem, off, s->in_bounds, s->width, s->loc, what);
 	LLVMValueRef st = LLVMBuildStore(l->b, to_memory(l, v, s->mem->ty, s->width), addr);
 	LLVMSetAlignment(st, (unsigned)uir_type_size(s->mem->ty));
@@ -258,11 +254,10 @@ static void atomic_float(L *l, const Stmt *s, LLVMValueRef addr, LLVMValueRef v)
  * memory private to the iteration). */
 static void atomic(L *l, const Stmt *s)
 {
-	static const char *const names[] = { "atomic.add on", "atomic.min on", "atomic.max on" };
 	LLVMValueRef off = lower_expr(l, s->off);
 	LLVMValueRef v = lower_expr(l, s->val);
 	const Mem *m = s->mem;
-	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds, 1, s->loc, names[s->aop]);
+	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds, 1, s->loc, msg_store_what(&l->p->arena, s));
 	bool sg = type_is_signed(m->ty);
 	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par);
 	bool fl = type_is_float(m->ty);

@@ -11,6 +11,7 @@
 
 #include "lower.h"
 #include "../opt/opt.h"
+#include "../util/messages.h"
 
 /* A function being built. */
 typedef struct Fn {

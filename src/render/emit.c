@@ -224,18 +224,33 @@ void emit_free(Emitter *E)
 
 /* ---- fault sites ---- */
 
-/* `run`'s display of the source line of AT with a caret under its column, taken from
- * diag_text() (util/diag.c) so that it stays byte for byte what `run` prints; its first
- * line (the message) is dropped. */
-void source_lines(Emitter *E, Str *b, Loc at)
+void diag_template(Emitter *E, Loc at, const char *code, const char *msg, const char **head, const char **mid,
+		   const char **tail)
 {
-	char *text = diag_text(E->p, at, "E0000", "");
-	/* drop the diagnostic's first line (a newline in the path prints as '?': util/escape.h) */
-	const char *nl = strchr(text, '\n');
-	if (!nl)
-		uir_internal_error(__FILE__, __LINE__, "unexpected diagnostic layout");
-	str_put(b, nl + 1);
+	char *text = diag_text(E->p, at, code, msg);
+	char *a = strchr(text, 1), *b = a ? strchr(a, 2) : NULL;
+	if (!a)
+		uir_internal_error(__FILE__, __LINE__, "a template without its placeholder");
+	*head = arena_strndup(E->a, text, (size_t)(a - text));
+	*mid = b ? arena_strndup(E->a, a + 1, (size_t)(b - a - 1)) : "";
+	const char *t = b ? b + 1 : a + 1;
+	*tail = arena_strndup(E->a, t, strlen(t));
 	free(text);
+}
+
+const char *oom_format(Emitter *E, const char *kind)
+{
+	char msg[MSG_MAX];
+	msg_out_of_memory(msg, diag_shown(E->a, E->p->path), kind, MSG_A, MSG_B);
+	char *fmt = msg_printf_format(msg, "%s", "%lld");
+	Str b = { 0 };
+	str_put(&b, "\"");
+	str_put_cstring(&b, fmt, strlen(fmt));
+	str_put(&b, "\"");
+	const char *r = arena_strndup(E->a, str_cstr(&b), b.n);
+	str_free(&b);
+	free(fmt);
+	return r;
 }
 
 /* The number of the site with these texts, added if new (the same access rendered again,
@@ -259,35 +274,24 @@ static int site_of(Emitter *E, const char *head, const char *mid, const char *ta
 	return E->nsites++;
 }
 
+/* The site of fault site S (K: its width, or -1 for an overflow check). */
+static int site_for(Emitter *E, const FaultSite *s, int k)
+{
+	char msg[MSG_MAX];
+	const char *head, *mid, *tail;
+	msg_fault(msg, s, MSG_A, MSG_B);
+	diag_template(E, s->loc, "E0601", msg, &head, &mid, &tail);
+	return site_of(E, head, mid, tail, k);
+}
+
 int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k)
 {
-	Str head = { 0 }, tail = { 0 };
-	if (loc.line > 0)
-		str_printf(&head, "%s:%d:%d: error[E0601]: %s %s[", diag_shown(E->a, E->p->path), loc.line, loc.col, what, m->name);
-	else
-		str_printf(&head, "%s: error[E0601]: %s %s[", diag_shown(E->a, E->p->path), what, m->name);
-	str_printf(&tail, "] is out of bounds: %s has %lld element%s\n", m->name, (long long)m->size,
-		   m->size == 1 ? "" : "s");
-	source_lines(E, &tail, loc);
-	int i = site_of(E, str_cstr(&head), "", str_cstr(&tail), k);
-	str_free(&head);
-	str_free(&tail);
-	return i;
+	FaultSite s = { m, loc, what, k, NULL };
+	return site_for(E, &s, k);
 }
 
 int add_overflow_site(Emitter *E, const OverflowCheck *o)
 {
-	Str head = { 0 }, tail = { 0 };
-	Loc loc = o->at;
-	if (loc.line > 0)
-		str_printf(&head, "%s:%d:%d: error[E0601]: ", diag_shown(E->a, E->p->path), loc.line, loc.col);
-	else
-		str_printf(&head, "%s: error[E0601]: ", diag_shown(E->a, E->p->path));
-	str_printf(&head, "the offset of %s would overflow: with this loop bound (", o->mem->name);
-	str_put(&tail, ", beyond 2^31-1\n");
-	source_lines(E, &tail, loc);
-	int i = site_of(E, str_cstr(&head), ") its largest offset is ", str_cstr(&tail), -1);
-	str_free(&head);
-	str_free(&tail);
-	return i;
+	FaultSite s = { o->mem, o->at, NULL, 1, o };
+	return site_for(E, &s, -1);
 }

@@ -763,7 +763,7 @@ static CExpr fmath(Emitter *E, const Expr *e, int lane, UirType t)
 
 static CExpr load(Emitter *E, const Expr *e, int lane)
 {
-	const char *what = e->width > 1 ? fmt_str(E->a, "load.%d of", e->width) : "load of";
+	const char *what = msg_load_what(E->a, e);
 	bool checked = !e->in_bounds;
 	return cx(access_text(E, e->mem, e->args[0], e->width, lane, checked, e->loc, what, e), P_POSTFIX);
 }

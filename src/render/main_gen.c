@@ -105,23 +105,25 @@ static void init_list(Emitter *E, Str *o, const Mem *m, const char *name)
 static void init_file(Emitter *E, Str *o, const Mem *m, const char *name)
 {
 	use_helper(E, "uir_npy_read");
-	Str head = { 0 }, tail = { 0 };
-	Loc at = m->init_loc;
-	if (at.line > 0)
-		str_printf(&head, "%s:%d:%d: error[E0203]: %s: ", diag_shown(E->a, E->p->path), at.line, at.col,
-			   diag_shown(E->a, m->path));
-	else
-		str_printf(&head, "%s: error[E0203]: %s: ", diag_shown(E->a, E->p->path), diag_shown(E->a, m->path));
-	str_put(&tail, "\n");
-	source_lines(E, &tail, at);
+	char msg[MSG_MAX];
+	const char *head, *mid, *tail;
+	msg_file_init(msg, diag_shown(E->a, m->path), MSG_A);
+	diag_template(E, m->init_loc, "E0203", msg, &head, &mid, &tail);
 	out_line(o, "if (uir_npy_read(%s, \"%s\", %lld, %s, uir_why, sizeof uir_why) != 0) {", quoted(E, m->path),
 		 uir_type_npy_descr(m->ty), (long long)m->size, name);
-	out_line(o, "\tfprintf(stderr, \"%%s%%s%%s\", %s, uir_why,", quoted(E, str_cstr(&head)));
-	out_line(o, "\t\t%s);", quoted(E, str_cstr(&tail)));
+	out_line(o, "\tfprintf(stderr, \"%%s%%s%%s\", %s, uir_why,", quoted(E, head));
+	out_line(o, "\t\t%s);", quoted(E, tail));
 	out_line(o, "\treturn 1;");
 	out_line(o, "}");
-	str_free(&head);
-	str_free(&tail);
+}
+
+void main_buffer_alloc(Emitter *E, Str *o)
+{
+	str_put(o, "\n/* Out of memory for a buffer: the message of `run`, exit 1. */\n");
+	str_put(o, "static void *uir_buffer(int64_t n, size_t size, const char *name)\n{\n");
+	str_put(o, "\tvoid *p = calloc((size_t)n, size);\n\tif (!p) {\n");
+	str_printf(o, "\t\tfprintf(stderr, %s, name, (long long)n * (long long)size);\n", oom_format(E, "buffer"));
+	str_put(o, "\t\texit(1);\n\t}\n\treturn p;\n}\n");
 }
 
 void main_init_buffer(Emitter *E, Str *o, const Mem *m, const char *name)

@@ -341,15 +341,7 @@ static void write_main(Emitter *E, Str *o)
 		str_put(o, "\nint main(void)\n{\n\tkernel();\n\treturn 0;\n}\n");
 		return;
 	}
-	str_put(o, "\n/* Out of memory for a buffer: the message of `run`, exit 1. */\n");
-	str_put(o, "static void *uir_buffer(int64_t n, size_t size, const char *name)\n{\n");
-	str_put(o, "\tvoid *p = calloc((size_t)n, size);\n\tif (!p) {\n");
-	str_put(o, "\t\tfprintf(stderr, \"%s: error: out of memory for buffer %s (%lld bytes)\\n\", ");
-	Str q = { 0 };
-	str_put_cstring(&q, p->path, strlen(p->path));
-	str_printf(o, "\"%s\", name,\n\t\t\t(long long)n * (long long)size);\n", str_cstr(&q));
-	str_free(&q);
-	str_put(o, "\t\texit(1);\n\t}\n\treturn p;\n}\n");
+	main_buffer_alloc(E, o);
 	str_put(o, "\n/* Sets up the buffers as `uir run` does, runs the program, prints every buffer. */\n");
 	str_put(o, "int main(void)\n{\n");
 	if (file)

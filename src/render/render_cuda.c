@@ -354,15 +354,8 @@ static void write_main(Emitter *E, Str *o)
 	str_put(o, "\tif (e != cudaSuccess) {\n");
 	str_put(o, "\t\tfprintf(stderr, \"error: %s: %s\\n\", what, cudaGetErrorString(e));\n");
 	str_put(o, "\t\texit(1);\n\t}\n}\n");
-	if (p->nbufs) {
-		str_put(o, "\n/* Out of memory for a buffer: the message of `run`, exit 1. */\n");
-		str_put(o, "static void *uir_buffer(int64_t n, size_t size, const char *name)\n{\n");
-		str_put(o, "\tvoid *p = calloc((size_t)n, size);\n\tif (!p) {\n");
-		str_put(o, "\t\tfprintf(stderr, \"%s: error: out of memory for buffer %s (%lld bytes)\\n\", \"");
-		str_put_cstring(o, p->path, strlen(p->path));
-		str_put(o, "\", name,\n\t\t\t(long long)n * (long long)size);\n");
-		str_put(o, "\t\texit(1);\n\t}\n\treturn p;\n}\n");
-	}
+	if (p->nbufs)
+		main_buffer_alloc(E, o);
 	write_timing(E, o);
 	str_put(o, "\n/* Sets up the buffers as `uir run` does, runs the kernels on the device, prints every\n"
 		   " * buffer. */\n");

@@ -20,6 +20,7 @@
 #define UIR_RENDER_INT_H
 
 #include "../uir_internal.h"
+#include "../util/messages.h"
 #include <stdarg.h>
 
 /* ---- str.c: a growing text buffer ---- */
@@ -146,8 +147,14 @@ int add_site(Emitter *E, const Mem *m, Loc loc, const char *what, int k);
 /* Adds a site for the check on entry to a loop whose bound is not a literal: offsets of
  * O->mem whose top digit is the loop's index would overflow (docs/language.md 4.8.3). */
 int add_overflow_site(Emitter *E, const OverflowCheck *o);
-/* Appends `run`'s display of the source line of AT with a caret under its column. */
-void source_lines(Emitter *E, Str *b, Loc at);
+/* The diagnostic of CODE at AT with template MSG (util/messages.h), as `run` prints it
+ * (source line and caret included), cut at its placeholders: the text before MSG_A, between
+ * MSG_A and MSG_B ("" without MSG_B), and after the last; in E's arena. */
+void diag_template(Emitter *E, Loc at, const char *code, const char *msg, const char **head, const char **mid,
+		   const char **tail);
+/* `run`'s out-of-memory line for KIND ("alloc", "buffer") as a C string literal of a printf
+ * format taking the name (a string) and the bytes (a long long). */
+const char *oom_format(Emitter *E, const char *kind);
 /* The total bytes of memory M. */
 int64_t mem_bytes(const Mem *m);
 
@@ -230,6 +237,8 @@ void support_write_cuda_host(Emitter *E, Str *out);
 void main_init_buffer(Emitter *E, Str *out, const Mem *m, const char *name);
 /* Writes the statement printing buffer M (host memory NAME) as `run` does. */
 void main_print_buffer(Emitter *E, Str *out, const Mem *m, const char *name);
+/* Writes uir_buffer(N, SIZE, NAME): calloc, or `run`'s out-of-memory line and exit 1. */
+void main_buffer_alloc(Emitter *E, Str *out);
 
 /* ---- render_c.c / render_cuda.c ---- */
 typedef struct RenderOptions {

@@ -114,7 +114,7 @@ bool prepare(Emitter *E, const Expr *const *ex, int nex, const Stmt *store)
 	for (int i = 0; i < l.n; i++) {
 		const Expr *e = l.v[i].e;
 		const Expr *off = e->args[0];
-		const char *what = e->width > 1 ? fmt_str(E->a, "load.%d of", e->width) : "load of";
+		const char *what = msg_load_what(E->a, e);
 		if (l.v[i].checked && (strict || e->width > 1))
 			hoist_decl(E, e, checked_off(E, e->mem, off, e->width, e->loc, what));
 		else if (e->width > 1 && !atom(off))
@@ -328,7 +328,7 @@ static void vector_store(Emitter *E, const Stmt *s, bool checked)
 {
 	const Mem *m = s->mem;
 	int k = s->width;
-	const char *what = fmt_str(E->a, "store.%d to", k);
+	const char *what = msg_store_what(E->a, s);
 	static const Expr key; /* the store's own entry among the hoists */
 	if (checked)
 		hoist_decl(E, &key, checked_off(E, m, s->off, k, s->loc, what));
@@ -393,7 +393,7 @@ static void atomic_stmt(Emitter *E, const Stmt *s)
 {
 	const Expr *ex[2] = { s->off, s->val };
 	bool checked = prepare(E, ex, 2, s);
-	const char *what = fmt_str(E->a, "atomic.%s on", atomic_name(s->aop));
+	const char *what = msg_store_what(E->a, s);
 	const char *dst = access_text(E, s->mem, s->off, 1, -1, checked, s->loc, what, NULL);
 	const char *val = expr_str(E, s->val, -1);
 	UirType t = s->mem->ty;
@@ -438,7 +438,7 @@ static void store_stmt(Emitter *E, const Stmt *s)
 	if (s->width > 1) {
 		vector_store(E, s, checked);
 	} else {
-		const char *dst = access_text(E, s->mem, s->off, 1, -1, checked, s->loc, "store to", NULL);
+		const char *dst = access_text(E, s->mem, s->off, 1, -1, checked, s->loc, msg_store_what(E->a, s), NULL);
 		line(E, "%s = %s;", dst, expr_str(E, s->val, -1));
 	}
 	finish(E);

@@ -17,8 +17,8 @@ enum { PIECE = 2000 };
  * in the following rows, whose k is 0. */
 static void sites_table(Emitter *E, Str *o, const char *qual)
 {
-	str_printf(o, "\n/* The accesses that may fault, with `run`'s E0601 message around the offset. */\n");
-	str_printf(o, "%sconst struct uir_site {\n\tconst char *head, *mid, *tail;\n"
+	str_printf(o, "\n/* The accesses that may fault, with `run`'s E0601 message around the offsets. */\n");
+	str_printf(o, "%sconst struct uir_site {\n\tconst char *head, *mid, *tail; /* around the first number, the second */\n"
 		      "\tint k; /* elements; -1: an offset that would overflow; 0: more of the tail above */\n"
 		      "} uir_sites[] = {\n", qual);
 	for (int i = 0; i < E->nsites; i++) {
@@ -50,10 +50,9 @@ static const char report_c[] =
 	"{\n"
 	"\tint i;\n"
 	"\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].head, (long long)a);\n"
-	"\tif (uir_sites[site].k > 1)\n"
-	"\t\tfprintf(stderr, \"..%%lld\", (long long)a + uir_sites[site].k - 1);\n"
-	"\tif (uir_sites[site].k < 0)\n"
-	"\t\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].mid, (long long)b);\n"
+	"\tif (uir_sites[site].k != 1)\n"
+	"\t\tfprintf(stderr, \"%%s%%lld\", uir_sites[site].mid,\n"
+	"\t\t\tuir_sites[site].k > 1 ? (long long)a + uir_sites[site].k - 1 : (long long)b);\n"
 	"\tfputs(uir_sites[site].tail, stderr);\n"
 	"\tfor (i = site + 1; i < (int)(sizeof uir_sites / sizeof uir_sites[0]) && uir_sites[i].k == 0; i++)\n"
 	"\t\tfputs(uir_sites[i].tail, stderr);\n"
@@ -303,18 +302,16 @@ static const char parallel_c[] =
 	"\t\tuir_report(job.fault_site, job.fault_a, job.fault_b);\n"
 	"}\n";
 
-static const char zalloc_c[] =
-	"\n"
-	"/* N zeroed elements of SIZE bytes on the heap for alloc NAME, or exits 1. */\n"
-	"static void *uir_zalloc(int64_t n, size_t size, const char *name)\n"
-	"{\n"
-	"\tvoid *p = calloc((size_t)n, size);\n"
-	"\tif (!p) {\n"
-	"\t\tfprintf(stderr, \"error: out of memory for alloc %s (%lld bytes)\\n\", name, (long long)n * (long long)size);\n"
-	"\t\texit(1);\n"
-	"\t}\n"
-	"\treturn p;\n"
-	"}\n";
+/* uir_zalloc(): N zeroed elements of SIZE bytes on the heap for alloc NAME, or `run`'s
+ * message and exit 1. */
+static void zalloc_c(Emitter *E, Str *o)
+{
+	str_put(o, "\n/* N zeroed elements of SIZE bytes on the heap for alloc NAME, or exits 1. */\n");
+	str_put(o, "static void *uir_zalloc(int64_t n, size_t size, const char *name)\n{\n");
+	str_put(o, "\tvoid *p = calloc((size_t)n, size);\n\tif (!p) {\n");
+	str_printf(o, "\t\tfprintf(stderr, %s, name, (long long)n * (long long)size);\n", oom_format(E, "alloc"));
+	str_put(o, "\t\texit(1);\n\t}\n\treturn p;\n}\n");
+}
 
 /* ---- min, max, atomics ---- */
 
@@ -480,7 +477,7 @@ void support_write(Emitter *E, Str *o)
 		str_put(o, parallel_c);
 	}
 	if (E->need & NEED_ZALLOC)
-		str_put(o, zalloc_c);
+		zalloc_c(E, o);
 	support_fns(E, o);
 }
 
