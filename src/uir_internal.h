@@ -333,7 +333,7 @@ void diag_note_at(UirProgram *p, Loc at, const char *msg);
  * and counts nothing. The bytes 1 and 2 in MSG stay as they are: the placeholders of the
  * numbers in a template that generated code fills in (util/messages.h). */
 char *diag_text(UirProgram *p, Loc at, const char *code, const char *msg);
-void diag_discard(void);       /* drops the deferred diagnostics */
+void diag_discard(void);       /* drops the deferred diagnostics (and frees their queue) */
 int diag_pending(void);        /* the number of deferred diagnostics */
 void diag_truncate(int n);     /* drops the deferred diagnostics after the first N */
 char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

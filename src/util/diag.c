@@ -12,6 +12,9 @@ typedef struct Deferred {
 	int seq;
 } Deferred;
 
+/* The deferred diagnostics of the stage that runs (one at a time; their texts are in the
+ * program's arena). The array is freed whenever the queue empties, by a flush or a discard,
+ * and uir_free() discards what a stage left, so nothing of it outlives the program. */
 static Deferred *deferred;
 static int ndeferred, capdeferred;
 
@@ -245,7 +248,9 @@ void diag_truncate(int n)
 
 void diag_discard(void)
 {
-	ndeferred = 0;
+	free(deferred);
+	deferred = NULL;
+	ndeferred = capdeferred = 0;
 }
 
 static int flush_sorted(UirProgram *p, int (*order)(const void *, const void *))
@@ -262,7 +267,7 @@ static int flush_sorted(UirProgram *p, int (*order)(const void *, const void *))
 			continue;
 		emit(p, deferred[i].at, deferred[i].code, deferred[i].msg, deferred[i].note);
 	}
-	ndeferred = 0;
+	diag_discard();
 	return n;
 }
 
