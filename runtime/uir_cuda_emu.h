@@ -21,7 +21,7 @@
  * races show. The pool runs on the CPU the launch started on (Linux), which halves the
  * cost of a barrier; UIR_EMU_PIN=0 lets the threads run in parallel on every CPU.
  *
- * `uir test` carries this file's text inside the uir binary (src/runner/embed_text.py) and
+ * `uir test` carries this file's text inside the uir binary (runtime/embed_text.py) and
  * writes it into each `# cuda` test's temporary folder.
  *
  * Linux: waits are futexes. Elsewhere: a mutex and condition variables. The header
