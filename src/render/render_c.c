@@ -3,9 +3,9 @@
  *
  * Layout of the output: the FP_CONTRACT pragma, includes, `#define UIR_FN static inline`,
  * the runtime helpers the program calls (pasted from runtime/uir_*.h), the renderer's support
- * code (bounds checks, uir_parallel_for, atomics), one outlined function per thread or
- * global loop, `void kernel(T *b0, ...)`, and with --main a main() that sets up the
- * buffers, calls kernel and prints every buffer as `run` does.
+ * code (the thread pool of runtime/uir_parallel.c, bounds checks, atomics), one outlined
+ * function per thread or global loop, `void kernel(T *b0, ...)`, and with --main a main()
+ * that sets up the buffers, calls kernel and prints every buffer as `run` does.
  *
  * Memory (docs/language.md 5.2, 5.4): an alloc with no home lives in kernel, zeroed once (on the
  * heap when large). The body of a thread or global loop is outlined into
@@ -169,9 +169,9 @@ static void outline(Emitter *E, const Stmt *s)
 		ctxname = temp_name(E, "c");
 		line(E, "struct %s_ctx %s = { %s };", fname, ctxname, str_cstr(&init));
 		E->decls++;
-		line(E, "uir_parallel_for(%s, %s, &%s);", n, fname, ctxname);
+		line(E, "uir_parallel_loop(%s, %s, &%s);", n, fname, ctxname);
 	} else {
-		line(E, "uir_parallel_for(%s, %s, NULL);", n, fname);
+		line(E, "uir_parallel_loop(%s, %s, NULL);", n, fname);
 	}
 	str_free(&init);
 
@@ -305,10 +305,8 @@ static void write_prelude(Emitter *E, Str *o, const RenderOptions *opt)
 		str_put(o, "#define _POSIX_C_SOURCE 200809L\n");
 	str_put(o, "#include <math.h>\n");
 	if (par)
-		str_put(o, "#include <pthread.h>\n#include <setjmp.h>\n");
+		str_put(o, "#include <setjmp.h>\n"); /* the pool brings its own headers (support.c) */
 	str_put(o, "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n");
-	if (par)
-		str_put(o, "#include <unistd.h>\n");
 	str_put(o, "\n#define UIR_FN static inline\n");
 }
 
@@ -411,7 +409,7 @@ int render_c(UirProgram *p, const RenderOptions *opt, Str *out)
 	Str sup = { 0 };
 	support_write(&E, &sup);
 	if (sup.n) {
-		str_put(out, "\n/* ---- support: bounds checks, parallel loops, atomics ---- */\n");
+		str_put(out, "\n/* ---- support: parallel loops, bounds checks, atomics ---- */\n");
 		str_put(out, str_cstr(&sup));
 	}
 	str_free(&sup);

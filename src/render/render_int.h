@@ -67,7 +67,7 @@ typedef struct MemInfo {
 enum {
 	NEED_AT = 1,         /* uir_at / uir_at_k: bounds checks */
 	NEED_FAULT = 2,      /* the fault sites and uir_fault */
-	NEED_PARALLEL = 4,   /* uir_parallel_for (C) */
+	NEED_PARALLEL = 4,   /* the pool and uir_parallel_loop (C) */
 	NEED_ZALLOC = 8,     /* uir_zalloc (C: heap allocs) */
 	NEED_MEMCPY = 16,
 };

@@ -1,7 +1,8 @@
 /* support.c - the renderers' own support code, written into a rendering only when it is
- * used: the E0601 fault sites and bounds checks, uir_parallel_for (C), integer min/max,
- * and atomic read-modify-writes. None of this defines an op's value differently from the
- * runtime: integer min/max are the one C expression the runtime leaves to back ends
+ * used: the E0601 fault sites and bounds checks, parallel loops (C: on the runtime's thread
+ * pool, runtime/uir_parallel.c, pasted as it is), integer min/max, and atomic
+ * read-modify-writes. None of this defines an op's value differently from the runtime:
+ * integer min/max are the one C expression the runtime leaves to back ends
  * (runtime/uir_ops.h), and the atomics add, min and max exactly as `run` does, only
  * indivisibly.
  */
@@ -67,23 +68,30 @@ static const char fault_c_seq[] =
 	"\tuir_report(site, a, b);\n"
 	"}\n";
 
-/* With parallel loops: a fault inside an iteration run by uir_parallel_for leaves that
- * chunk (longjmp); uir_parallel_for then reports the fault of the lowest chunk, which is
- * the first fault in program order, as `run` reports it. */
+/* With parallel loops: a fault inside a chunk that the pool (runtime/uir_parallel.c) runs
+ * leaves that chunk (longjmp) after filling its worker's record; uir_parallel_loop then
+ * reports the fault of the lowest faulting chunk, which is the first fault in program order,
+ * as `run` reports it. A worker whose chunk faulted runs no other chunk of that loop. */
 static const char fault_c_par[] =
 	"\n"
-	"/* Set while this thread runs a chunk of a parallel loop: where a fault jumps to. */\n"
+	"/* Set while this thread runs a chunk of a parallel loop: where a fault jumps to, and the\n"
+	" * worker whose record it fills. */\n"
 	"static _Thread_local jmp_buf *uir_fault_jump;\n"
-	"static _Thread_local int uir_fault_site;\n"
-	"static _Thread_local int64_t uir_fault_a, uir_fault_b;\n"
+	"static _Thread_local int32_t uir_fault_worker;\n"
+	"\n"
+	"/* The fault of each worker in the running parallel loop. */\n"
+	"static struct uir_fault_rec {\n"
+	"\tint site;\n"
+	"\tint64_t a, b;\n"
+	"} uir_faults[UIR_PARALLEL_MAX];\n"
 	"\n"
 	"/* The fault E0601 at SITE (see uir_report). */\n"
 	"_Noreturn static void uir_fault(int site, int64_t a, int64_t b)\n"
 	"{\n"
 	"\tif (uir_fault_jump) {\n"
-	"\t\tuir_fault_site = site;\n"
-	"\t\tuir_fault_a = a;\n"
-	"\t\tuir_fault_b = b;\n"
+	"\t\tuir_faults[uir_fault_worker].site = site;\n"
+	"\t\tuir_faults[uir_fault_worker].a = a;\n"
+	"\t\tuir_faults[uir_fault_worker].b = b;\n"
 	"\t\tlongjmp(*uir_fault_jump, 1);\n"
 	"\t}\n"
 	"\tuir_report(site, a, b);\n"
@@ -180,126 +188,90 @@ static const char at_k_cuda[] =
 	"\treturn i;\n"
 	"}\n";
 
-static const char parallel_c[] =
+/* ---- parallel loops: the runtime's pool ---- */
+
+extern const char uir_parallel_h_text[], uir_parallel_c_text[]; /* parallel_gen.c */
+
+/* The thread pool, runtime/uir_parallel.h and uir_parallel.c as they are, its functions
+ * private to the file (and unused ones not warned about). */
+static void pool_c(Str *o)
+{
+	str_put(o, "\n/* ---- the thread pool of uir: runtime/uir_parallel.h and runtime/uir_parallel.c ----\n"
+		   " * The checker proved that the iterations of a parallel loop do not interfere, so the\n"
+		   " * result does not depend on the number of threads (UIR_THREADS, else the number of\n"
+		   " * cores). */\n"
+		   "#define UIR_PARALLEL_API static __attribute__((unused))\n");
+	str_put(o, uir_parallel_h_text);
+	str_put(o, "\n");
+	str_put(o, uir_parallel_c_text);
+	str_put(o, "\n/* ---- the end of the thread pool ---- */\n");
+}
+
+/* uir_parallel_loop(n, body, ctx): an outlined body (a chunk of iterations) on the pool. */
+static const char loop_c_fault[] =
 	"\n"
-	"/* ---- uir_parallel_for: the iterations of a thread or global loop on CPU threads ----\n"
-	" * The iterations 0 .. n-1 are cut into chunks that the threads take in order; each chunk\n"
-	" * runs its iterations in order. The checker proved that iterations do not interfere, so\n"
-	" * the result does not depend on the number of threads (UIR_THREADS, else the number of\n"
-	" * cores). */\n"
-	"typedef void uir_body(void *ctx, int32_t lo, int32_t hi);\n"
-	"\n"
-	"typedef struct uir_job {\n"
-	"\tuir_body *body;\n"
+	"/* A parallel loop's outlined body, which runs iterations lo .. hi-1, and its context. */\n"
+	"struct uir_loop {\n"
+	"\tvoid (*body)(void *ctx, int32_t lo, int32_t hi);\n"
 	"\tvoid *ctx;\n"
-	"\tint32_t n, chunk;\n"
-	"\tint32_t next;     /* the first iteration no thread has taken */\n"
-	"\tint32_t fault_lo; /* the first iteration of the lowest chunk that faulted, else n */\n"
-	"\tint fault_site;\n"
-	"\tint64_t fault_a, fault_b;\n"
-	"\tpthread_mutex_t lock;\n"
-	"} uir_job;\n"
+	"};\n"
 	"\n"
-	"/* The number of threads: UIR_THREADS (1 to 1024), else the number of cores. */\n"
-	"static int uir_thread_count(void)\n"
+	"/* A chunk for the pool: iterations LO .. HI-1 of LOOP on WORKER. Returns 0, or after a fault\n"
+	" * WORKER + 1: its record in uir_faults. */\n"
+	"static uint64_t uir_chunk(void *loop, int32_t lo, int32_t hi, int32_t worker)\n"
 	"{\n"
-	"\tstatic int count;\n"
-	"\tconst char *s = getenv(\"UIR_THREADS\");\n"
-	"\tlong n = 0;\n"
-	"\tif (count)\n"
-	"\t\treturn count;\n"
-	"\tif (s && *s) {\n"
-	"\t\tchar *end;\n"
-	"\t\tn = strtol(s, &end, 10);\n"
-	"\t\tif (*end || n < 1 || n > 1024)\n"
-	"\t\t\tn = 0;\n"
-	"\t}\n"
-	"\tif (n == 0)\n"
-	"\t\tn = sysconf(_SC_NPROCESSORS_ONLN);\n"
-	"\tcount = n < 1 ? 1 : n > 1024 ? 1024 : (int)n;\n"
-	"\treturn count;\n"
-	"}\n"
-	"\n"
-	"/* Runs iterations lo .. hi-1 of JOB; returns 1 when one of them faulted. */\n"
-	"static int uir_run_chunk(uir_job *job, int32_t lo, int32_t hi)\n"
-	"{\n"
+	"\tconst struct uir_loop *l = loop;\n"
 	"\tjmp_buf jump;\n"
+	"\tuir_fault_worker = worker;\n"
 	"\tuir_fault_jump = &jump;\n"
 	"\tif (setjmp(jump)) {\n"
 	"\t\tuir_fault_jump = NULL;\n"
-	"\t\treturn 1;\n"
+	"\t\treturn (uint64_t)uir_fault_worker + 1;\n"
 	"\t}\n"
-	"\tjob->body(job->ctx, lo, hi);\n"
+	"\tl->body(l->ctx, lo, hi);\n"
 	"\tuir_fault_jump = NULL;\n"
 	"\treturn 0;\n"
 	"}\n"
 	"\n"
-	"/* A worker: takes chunks until none is left (or a lower chunk faulted). */\n"
-	"static void *uir_worker(void *arg)\n"
+	"/* Runs BODY(CTX, lo, hi) over chunks of the iterations 0 .. N-1 (none when N <= 0) on the\n"
+	" * pool, and reports the first fault in program order, as `run` does. */\n"
+	"static void uir_parallel_loop(int32_t n, void (*body)(void *ctx, int32_t lo, int32_t hi), void *ctx)\n"
 	"{\n"
-	"\tuir_job *job = arg;\n"
-	"\tfor (;;) {\n"
-	"\t\tint32_t lo, hi;\n"
-	"\t\tpthread_mutex_lock(&job->lock);\n"
-	"\t\tlo = job->next;\n"
-	"\t\thi = job->n - lo <= job->chunk ? job->n : lo + job->chunk;\n"
-	"\t\tif (lo < job->fault_lo)\n"
-	"\t\t\tjob->next = hi;\n"
-	"\t\telse\n"
-	"\t\t\tlo = job->n;\n"
-	"\t\tpthread_mutex_unlock(&job->lock);\n"
-	"\t\tif (lo >= job->n)\n"
-	"\t\t\treturn NULL;\n"
-	"\t\tif (uir_run_chunk(job, lo, hi)) {\n"
-	"\t\t\tpthread_mutex_lock(&job->lock);\n"
-	"\t\t\tif (lo < job->fault_lo) {\n"
-	"\t\t\t\tjob->fault_lo = lo;\n"
-	"\t\t\t\tjob->fault_site = uir_fault_site;\n"
-	"\t\t\t\tjob->fault_a = uir_fault_a;\n"
-	"\t\t\t\tjob->fault_b = uir_fault_b;\n"
-	"\t\t\t}\n"
-	"\t\t\tpthread_mutex_unlock(&job->lock);\n"
-	"\t\t}\n"
-	"\t}\n"
+	"\tstruct uir_loop l;\n"
+	"\tuint64_t code;\n"
+	"\tl.body = body;\n"
+	"\tl.ctx = ctx;\n"
+	"\tcode = uir_parallel_for_chunks(n, uir_chunk, &l);\n"
+	"\tif (code)\n"
+	"\t\tuir_report(uir_faults[code - 1].site, uir_faults[code - 1].a, uir_faults[code - 1].b);\n"
+	"}\n";
+
+/* The same when no access of the program can fault. */
+static const char loop_c[] =
+	"\n"
+	"/* A parallel loop's outlined body, which runs iterations lo .. hi-1, and its context. */\n"
+	"struct uir_loop {\n"
+	"\tvoid (*body)(void *ctx, int32_t lo, int32_t hi);\n"
+	"\tvoid *ctx;\n"
+	"};\n"
+	"\n"
+	"/* A chunk for the pool: iterations LO .. HI-1 of LOOP (no access can fault). */\n"
+	"static uint64_t uir_chunk(void *loop, int32_t lo, int32_t hi, int32_t worker)\n"
+	"{\n"
+	"\tconst struct uir_loop *l = loop;\n"
+	"\t(void)worker;\n"
+	"\tl->body(l->ctx, lo, hi);\n"
+	"\treturn 0;\n"
 	"}\n"
 	"\n"
-	"/* Runs body(ctx, lo, hi) over chunks of the iterations 0 .. n-1 (none when n <= 0) on\n"
-	" * the calling thread and up to UIR_THREADS - 1 more, and waits for all of them. */\n"
-	"static void uir_parallel_for(int32_t n, uir_body *body, void *ctx)\n"
+	"/* Runs BODY(CTX, lo, hi) over chunks of the iterations 0 .. N-1 (none when N <= 0) on the\n"
+	" * pool. */\n"
+	"static void uir_parallel_loop(int32_t n, void (*body)(void *ctx, int32_t lo, int32_t hi), void *ctx)\n"
 	"{\n"
-	"\tuir_job job;\n"
-	"\tpthread_t *tids;\n"
-	"\tpthread_attr_t attr;\n"
-	"\tint threads = uir_thread_count(), started = 0, i;\n"
-	"\tif (n <= 0)\n"
-	"\t\treturn;\n"
-	"\tif (threads > n)\n"
-	"\t\tthreads = (int)n;\n"
-	"\tjob.body = body;\n"
-	"\tjob.ctx = ctx;\n"
-	"\tjob.n = n;\n"
-	"\tjob.chunk = n / (4 * threads) + 1;\n"
-	"\tjob.next = 0;\n"
-	"\tjob.fault_lo = n;\n"
-	"\tjob.fault_site = 0;\n"
-	"\tjob.fault_a = 0;\n"
-	"\tjob.fault_b = 0;\n"
-	"\tpthread_mutex_init(&job.lock, NULL);\n"
-	"\ttids = malloc(sizeof *tids * (size_t)threads);\n"
-	"\tif (tids && threads > 1 && pthread_attr_init(&attr) == 0) {\n"
-	"\t\tpthread_attr_setstacksize(&attr, (size_t)8 << 20);\n"
-	"\t\tfor (i = 1; i < threads; i++)\n"
-	"\t\t\tif (pthread_create(&tids[started], &attr, uir_worker, &job) == 0)\n"
-	"\t\t\t\tstarted++;\n"
-	"\t\tpthread_attr_destroy(&attr);\n"
-	"\t}\n"
-	"\tuir_worker(&job);\n"
-	"\tfor (i = 0; i < started; i++)\n"
-	"\t\tpthread_join(tids[i], NULL);\n"
-	"\tfree(tids);\n"
-	"\tpthread_mutex_destroy(&job.lock);\n"
-	"\tif (job.fault_lo < n)\n"
-	"\t\tuir_report(job.fault_site, job.fault_a, job.fault_b);\n"
+	"\tstruct uir_loop l;\n"
+	"\tl.body = body;\n"
+	"\tl.ctx = ctx;\n"
+	"\t(void)uir_parallel_for_chunks(n, uir_chunk, &l);\n"
 	"}\n";
 
 /* uir_zalloc(): N zeroed elements of SIZE bytes on the heap for alloc NAME, or `run`'s
@@ -449,13 +421,16 @@ static void support_fns(Emitter *E, Str *o)
 
 void support_write(Emitter *E, Str *o)
 {
+	bool par = !E->cuda && (E->need & NEED_PARALLEL);
+	if (par)
+		pool_c(o); /* first: the fault records are per worker, UIR_PARALLEL_MAX of them */
 	if (E->need & NEED_FAULT) {
 		if (E->cuda) {
 			str_put(o, fault_cuda);
 		} else {
 			sites_table(E, o, "static ");
 			str_printf(o, report_c, "_Noreturn ");
-			str_put(o, E->need & NEED_PARALLEL ? fault_c_par : fault_c_seq);
+			str_put(o, par ? fault_c_par : fault_c_seq);
 		}
 	}
 	if (nameset_has(&E->support, "uir_at"))
@@ -464,18 +439,8 @@ void support_write(Emitter *E, Str *o)
 		str_put(o, E->cuda ? at_k_cuda : at_k_c);
 	if (nameset_has(&E->support, "uir_top"))
 		str_put(o, E->cuda ? top_cuda : top_c);
-	if (!E->cuda && (E->need & NEED_PARALLEL)) {
-		if (!(E->need & NEED_FAULT)) {
-			/* no access can fault: the chunks still go through the same code */
-			str_put(o, "\nstatic _Thread_local jmp_buf *uir_fault_jump;\n"
-				   "static _Thread_local int uir_fault_site;\n"
-				   "static _Thread_local int64_t uir_fault_a, uir_fault_b;\n"
-				   "\n/* No access of this program can fault. */\n"
-				   "_Noreturn static void uir_report(int site, int64_t a, int64_t b)\n{\n"
-				   "\t(void)site;\n\t(void)a;\n\t(void)b;\n\tabort();\n}\n");
-		}
-		str_put(o, parallel_c);
-	}
+	if (par)
+		str_put(o, E->need & NEED_FAULT ? loop_c_fault : loop_c);
 	if (E->need & NEED_ZALLOC)
 		zalloc_c(E, o);
 	support_fns(E, o);

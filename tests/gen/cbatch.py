@@ -2,9 +2,10 @@
 unit, each program's own definitions renamed, the definitions they share compiled once.
 
 A rendered program is a run of top-level items (functions, declarations, structs) after
-the same preprocessor lines; most of its size is runtime support (printing, number
-formatting, the parallel-for pool) that is the same text in every program, and gcc -O2
-spends as long on that as on the program itself. merge() keeps one copy of each item
+the same preprocessor lines, and the thread pool, pasted as it is from runtime/ with its own
+preprocessor lines (between the comments POOL_BEGIN and POOL_END: one verbatim item); most
+of its size is runtime support (printing, number formatting, the pool) that is the same
+text in every program, and gcc -O2 spends as long on that as on the program itself. merge() keeps one copy of each item
 whose text is the same as an earlier program's and that refers only to shared items; the
 rest of a program (its kernel, main, bounds-check sites and whatever uses them) goes into
 a section that renames each top-level name it defines with `#define NAME NAME_pN`
@@ -25,12 +26,17 @@ SPECIAL = re.compile(r'[/"\'#(){};]')
 # literal (without its end: to the end), and, in PP_OR_NOISE, a preprocessor line
 NOISE = re.compile(r'/\*(?:.*?\*/|.*\Z)|//[^\n]*|"(?:\\.|[^"\\])*(?:"|\Z)|\'(?:\\.|[^\'\\])*(?:\'|\Z)', re.S)
 PP_OR_NOISE = re.compile(NOISE.pattern + r'|(?m:^#[^\n]*)', re.S)
+# the pasted thread pool (src/render/support.c): kept whole, shared when the same
+POOL_BEGIN = '/* ---- the thread pool of uir:'
+POOL_END = '/* ---- the end of the thread pool ---- */'
+VERBATIM = frozenset(['<the thread pool>'])
 
 
 def split_items(text):
     """render's C as a list of items: ('pp', LINE) for a preprocessor line at the top
-    level, ('item', TEXT) for a declaration or definition with the comments before it.
-    Raises ValueError when the text does not split (unbalanced braces)."""
+    level, ('item', TEXT) for a declaration or definition with the comments before it,
+    ('verbatim', TEXT) for the pasted pool. Raises ValueError when the text does not split
+    (unbalanced braces, a pool without its end)."""
     items = []
     i, n = 0, len(text)
     start = 0          # where the current item (with its comments) began
@@ -52,6 +58,15 @@ def split_items(text):
             if i == n:
                 break
         c = text[i]
+        if c == '/' and depth == 0 and not seen_code and text.startswith(POOL_BEGIN, i):
+            k = text.find(POOL_END, i)
+            if k < 0:
+                raise ValueError('the thread pool without its end')
+            if text[start:i].strip():
+                items.append(('item', text[start:i]))  # comments alone
+            items.append(('verbatim', text[i:k + len(POOL_END)]))
+            i = start = k + len(POOL_END)
+            continue
         m = NOISE.match(text, i) if c in '/"\'' else None
         if m and c == '/':  # a comment
             if m.group(0).startswith('/*') and not m.group(0).endswith('*/', 2):
@@ -193,6 +208,11 @@ class Merger:
         for kind, t in items[k:]:
             if kind == 'pp':
                 raise ValueError('a preprocessor line between items: ' + t)
+            if kind == 'verbatim':
+                if VERBATIM in self.shared and self.shared[VERBATIM] != same_text(t):
+                    raise ValueError('another thread pool')
+                body.append((VERBATIM, t))
+                continue
             if code_of(t).strip():
                 body.append((frozenset(defined_names(t)), t))
         local = set()

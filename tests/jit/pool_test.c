@@ -1,8 +1,10 @@
 /* pool_test.c - unit test of the thread pool (runtime/uir_parallel.c): every iteration
  * runs exactly once for 1 to 8 threads and many loop sizes; a fault returns the code of
  * the smallest failing iteration and every iteration below it has run; the worker index
- * stays below uir_parallel_workers(). Prints how the iterations of a long loop spread
- * over the workers.
+ * stays below uir_parallel_workers(). The same for uir_parallel_for_chunks() (the C of `uir
+ * render`): chunks cover every iteration once, a fault returns the code of the lowest
+ * failing chunk, and a worker whose chunk faulted takes no other. Prints how the iterations
+ * of a long loop spread over the workers.
  *
  *   cc -std=c11 -O2 -pthread -Iruntime tests/jit/pool_test.c runtime/uir_parallel.c
  */
@@ -41,6 +43,22 @@ static uint64_t body(void *vc, int32_t i, int32_t w)
 	return 0;
 }
 
+/* The chunk body: iterations LO .. HI-1 as body() runs them, up to the first failure. */
+static atomic_int chunk_faults[MAXW];
+
+static uint64_t chunk_body(void *vc, int32_t lo, int32_t hi, int32_t w)
+{
+	for (int32_t i = lo; i < hi; i++) {
+		uint64_t code = body(vc, i, w);
+		if (code) {
+			if (w >= 0 && w < MAXW && atomic_fetch_add(&chunk_faults[w], 1) > 0)
+				atomic_store(&((Ctx *)vc)->bad_worker, 1); /* a second fault on one worker */
+			return code;
+		}
+	}
+	return 0;
+}
+
 static int failures;
 
 static void check(int cond, const char *what, int t, int n)
@@ -58,6 +76,8 @@ static void reset(void)
 	for (int i = 0; i < MAXW; i++)
 		atomic_store(&ctx.per_worker[i], 0);
 	atomic_store(&ctx.bad_worker, 0);
+	for (int i = 0; i < MAXW; i++)
+		atomic_store(&chunk_faults[i], 0);
 }
 
 int main(void)
@@ -90,6 +110,36 @@ int main(void)
 						check(0, "every iteration up to the fault ran once", t, n);
 						break;
 					}
+			}
+		}
+	}
+	/* the same through chunks */
+	for (int t = 1; t <= 8; t++) {
+		uir_parallel_set_threads(t);
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			int n = sizes[s];
+			reset();
+			ctx.fail_every = 0;
+			ctx.spin = 0;
+			check(uir_parallel_for_chunks(n, chunk_body, &ctx) == 0, "chunks: no fault", t, n);
+			for (int i = 0; i < n; i++)
+				if (atomic_load(&ctx.runs[i]) != 1) {
+					check(0, "chunks: every iteration exactly once", t, n);
+					break;
+				}
+			check(!atomic_load(&ctx.bad_worker), "chunks: worker index in range", t, n);
+			if (n >= 1000) {
+				reset();
+				ctx.fail_from = 500;
+				ctx.fail_every = 500;
+				uint64_t code = uir_parallel_for_chunks(n, chunk_body, &ctx);
+				check(code == (((uint64_t)7 << 32) | 500u), "chunks: the first failing iteration", t, n);
+				for (int i = 0; i <= 500; i++)
+					if (atomic_load(&ctx.runs[i]) != 1) {
+						check(0, "chunks: every iteration up to the fault ran once", t, n);
+						break;
+					}
+				check(!atomic_load(&ctx.bad_worker), "chunks: one fault per worker at most", t, n);
 			}
 		}
 	}
