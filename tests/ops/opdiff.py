@@ -269,6 +269,8 @@ class Program:
         self.checks = []
         self.nbuf = 0
         self.contents = {}      # buffer name -> (type, the model's values); None: undecided
+        self.kernels = {}       # (stage, grid, block, inner loop) -> statements
+        self.stage = 1
 
     def buffer(self, typ, n, init=None, prefix='b'):
         self.nbuf += 1
@@ -282,17 +284,14 @@ class Program:
         return name
 
     def kernel(self, grid, block, stmts):
-        """One kernel: `loop g GRID global { loop t BLOCK local { STMTS } }`; stmts a list of
-        phases (each a list of lines) or of lines."""
-        if stmts and isinstance(stmts[0], str):
-            stmts = [stmts]
-        lines = ['loop g %d global {' % grid]
-        for ph in stmts:
-            lines.append('  loop t %d local {' % block)
-            lines += ['    ' + s for s in ph]
-            lines.append('  }')
-        lines.append('}')
-        self.body.append('\n'.join(lines))
+        """Statements for `loop g GRID global { loop t BLOCK local { ... } }`. Statements of one
+        shape (grid, block, and an inner loop written as its first line `loop k N {` and last
+        `}`) share one kernel: one store per op in one loop body. Kernels that fill the inputs
+        (stage 0) come first."""
+        inner = None
+        if stmts[0].startswith('loop ') and stmts[0].endswith('{') and stmts[-1] == '}':
+            inner, stmts = stmts[0], [s[2:] for s in stmts[1:-1]]
+        self.kernels.setdefault((self.stage, grid, block, inner), []).extend(stmts)
 
     def check(self, family, op, typ, rtype, inputs, expected, code_fn, variant='scalar'):
         if variant not in VARIANTS and variant != 'input':
@@ -305,7 +304,21 @@ class Program:
 
     def text(self):
         head = ['# opdiff.py: %s (tests/ops/opdiff.py writes this file; the model: tests/ops/model.py)' % self.name]
-        return '\n'.join(head + self.decls + [''] + self.body) + '\n'
+        body = []
+        for stage in (0, 1):
+            for (st, grid, block, inner), stmts in self.kernels.items():
+                if st != stage:
+                    continue
+                ind = '      ' if inner else '    '
+                body.append('loop g %d global {' % grid)
+                body.append('  loop t %d local {' % block)
+                if inner:
+                    body.append('    ' + inner)
+                body += [ind + x for x in stmts]
+                if inner:
+                    body.append('    }')
+                body += ['  }', '}']
+        return '\n'.join(head + self.decls + [''] + body) + '\n'
 
 
 def family_of(op, arity):
@@ -329,9 +342,11 @@ def value_input(prog, tname, vals):
     src = prog.list_buffer(it, ivals)
     exp = [M.bitcast(it, tname, v) for v in ivals]
     n = len(vals)
+    prog.stage = 0
     dst = prog.check('bitcast', 'bitcast %s' % tname, it, tname, [(v,) for v in ivals], exp,
                      lambda r: prog.kernel(1, n, ['store %s t (bitcast %s (load %s t))' % (r, tname, src)]),
                      variant='input')
+    prog.stage = 1
     return dst
 
 
