@@ -775,6 +775,7 @@ def main():
     runner = Runner(os.path.abspath(args.uir), work)
     stats = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
     mismatches = []
+    failures = []           # runs that did not finish (a tool's error, a crash)
     progs = []
     for tname in TYPE_NAMES + ['init']:
         if only and tname not in only:
@@ -792,15 +793,19 @@ def main():
             if e in runner.skipped:
                 continue
             t1 = time.time()
-            out = runner.run(e, path)
+            try:
+                out = runner.run(e, path)
+                if out is not None:
+                    compare(prog, e, out, stats[e], mismatches, args.limit)
+                if out is not None and e == 'interp':
+                    hashes, dumps = runner.run_hash_dump(path)
+                    check_bytes(prog, 'hash', hashes, stats[e], mismatches, args.limit)
+                    check_bytes(prog, 'dump', dumps, stats[e], mismatches, args.limit)
+            except (subprocess.CalledProcessError, RuntimeError, OSError) as err:
+                detail = getattr(err, 'stderr', None) or ''
+                failures.append('%s: %s: %s %s' % (e, os.path.basename(path), err,
+                                                            detail.strip()[:2000] if isinstance(detail, str) else ''))
             engine_time[e] += time.time() - t1
-            if out is None:
-                continue
-            compare(prog, e, out, stats[e], mismatches, args.limit)
-            if e == 'interp':
-                hashes, dumps = runner.run_hash_dump(path)
-                check_bytes(prog, 'hash', hashes, stats[e], mismatches, args.limit)
-                check_bytes(prog, 'dump', dumps, stats[e], mismatches, args.limit)
     ran = [e for e in engines if e not in runner.skipped]
     # the table: cases per (family, op, type), counted once (the interpreter's), and
     # mismatches per engine
@@ -830,10 +835,12 @@ def main():
         print('MISMATCH ' + m)
     if len(mismatches) >= args.limit:
         print('(only the first %d mismatches printed)' % args.limit)
-    print('%d mismatches' % bad if bad or mismatches else 'no mismatch')
+    for f in failures:
+        print('FAILED ' + f)
+    print('%d mismatches, %d failed runs' % (bad, len(failures)) if bad or mismatches or failures else 'no mismatch')
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    rc = 1 if (bad or mismatches) else 0
+    rc = 1 if (bad or mismatches or failures) else 0
     if args.expects:
         import expects
         rc |= expects.run(SRCROOT, False)
