@@ -102,22 +102,32 @@ def to_unsigned_bits(t, v):
 NAN, INF, ZERO, NUM = 'nan', 'inf', 'zero', 'num'
 
 
+def unpack(fmt, bits):
+    """(kind, sign, m, e): the value is m * 2^e, m a non-negative integer (0 for zeros)."""
+    sign = 1 if bits & fmt.sign else 0
+    be = (bits & fmt.exp_mask) >> (fmt.p - 1)
+    f = bits & fmt.frac_mask
+    if be == (1 << fmt.ebits) - 1:
+        return (NAN, sign, 0, 0) if f else (INF, sign, 0, 0)
+    if be == 0:
+        return (ZERO if f == 0 else NUM, sign, f, fmt.emin - (fmt.p - 1))
+    return (NUM, sign, f | (1 << (fmt.p - 1)), be - fmt.bias - (fmt.p - 1))
+
+
+def dyadic(m, e):
+    return Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
+
+
 def decode(fmt, bits):
     """(kind, sign, magnitude) of a bit pattern; magnitude a Fraction for ZERO and NUM."""
-    sign = 1 if bits & fmt.sign else 0
-    e = (bits & fmt.exp_mask) >> (fmt.p - 1)
-    f = bits & fmt.frac_mask
-    if e == (1 << fmt.ebits) - 1:
-        return (NAN, sign, None) if f else (INF, sign, None)
-    if e == 0:
-        if f == 0:
-            return (ZERO, sign, Fraction(0))
-        return (NUM, sign, Fraction(f) * Fraction(2) ** (fmt.emin - (fmt.p - 1)))
-    return (NUM, sign, Fraction(f | (1 << (fmt.p - 1))) * Fraction(2) ** (e - fmt.bias - (fmt.p - 1)))
+    k, s, m, e = unpack(fmt, bits)
+    if k in (NAN, INF):
+        return (k, s, None)
+    return (k, s, dyadic(m, e))
 
 
 def is_nan(fmt, bits):
-    return decode(fmt, bits)[0] == NAN
+    return (bits & ~fmt.sign) > fmt.inf
 
 
 def value(fmt, bits):
@@ -140,33 +150,49 @@ def floor_log2(q):
     return e
 
 
-def round_mag(fmt, mag):
-    """The bits (without sign) of the positive Fraction mag rounded to nearest, ties to
-    even, with subnormals (gradual underflow) and overflow to infinity."""
-    if mag == 0:
+def round_me(fmt, m, e, sticky=False):
+    """The bits (without sign) of (m + d) * 2^e rounded to nearest, ties to even, with
+    subnormals (gradual underflow) and overflow to infinity; m >= 0 an integer, and d = 0, or
+    with sticky 0 < d < 1 (then m must have p + 2 bits or more, so that d only breaks ties)."""
+    if m == 0 and not sticky:
         return 0
     p = fmt.p
-    e = floor_log2(mag)
-    q = max(e, fmt.emin) - (p - 1)          # the exponent of one unit in the last place
-    n, d = mag.numerator, mag.denominator
-    if q >= 0:
-        d <<= q
+    E = e + m.bit_length() - 1              # the exponent of the leading bit
+    q = max(E, fmt.emin) - (p - 1)          # the exponent of one unit in the last place
+    shift = q - e
+    if shift <= 0:
+        assert not sticky, 'round_me: too few bits for a sticky rounding'
+        n = m << -shift
     else:
-        n <<= -q
-    m, r = divmod(n, d)
-    if 2 * r > d or (2 * r == d and m & 1):
-        m += 1
-    if m == 0:
+        n = m >> shift
+        r = m & ((1 << shift) - 1)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and (sticky or n & 1)):
+            n += 1
+    if n == 0:
         return 0
-    if m >> p:                               # rounded up to 2^p
-        m >>= 1
+    if n >> p:                               # rounded up to 2^p
+        n >>= 1
         q += 1
-    if m < (1 << (p - 1)):                   # subnormal
-        return m
+    if n < (1 << (p - 1)):                   # subnormal
+        return n
     E = q + (p - 1)
     if E > fmt.emax:
         return fmt.inf
-    return ((E + fmt.bias) << (p - 1)) | (m - (1 << (p - 1)))
+    return ((E + fmt.bias) << (p - 1)) | (n - (1 << (p - 1)))
+
+
+def round_mag(fmt, mag):
+    """The bits (without sign) of the positive Fraction mag rounded to nearest, ties to even."""
+    if mag == 0:
+        return 0
+    n, d = mag.numerator, mag.denominator
+    k = fmt.p + 3 - (n.bit_length() - d.bit_length())     # p + 2 bits or more in the quotient
+    if k >= 0:
+        q, r = divmod(n << k, d)
+    else:
+        q, r = divmod(n, d << -k)
+    return round_me(fmt, q, -k, r != 0)
 
 
 def encode(fmt, sign, mag):
@@ -246,19 +272,22 @@ def format_float(fmt, bits):
 
 
 def fkey(fmt, bits):
-    """A sort key of a non-NaN value: infinities beyond every finite value."""
-    k, s, m = decode(fmt, bits)
+    """An exact integer sort key of a non-NaN value (m * 2^(e + 1200)); the infinities beyond
+    every finite value, -0 and +0 equal."""
+    k, s, m, e = unpack(fmt, bits)
     if k == INF:
-        return Fraction(-(1 << 2000) if s else (1 << 2000))
-    return -m if s else m
+        v = 1 << 2400
+    else:
+        v = m << (e + 1200)
+    return -v if s else v
 
 
 # ---- float arithmetic, exact then rounded once (2.3.1, 4.5) -----------------------------
 
 
 def f_add(fmt, a, b):
-    ka, sa, ma = decode(fmt, a)
-    kb, sb, mb = decode(fmt, b)
+    ka, sa, ma, ea = unpack(fmt, a)
+    kb, sb, mb, eb = unpack(fmt, b)
     if NAN in (ka, kb):
         return fmt.qnan
     if ka == INF and kb == INF:
@@ -267,11 +296,14 @@ def f_add(fmt, a, b):
         return a
     if kb == INF:
         return b
-    s = (-ma if sa else ma) + (-mb if sb else mb)
-    if s == 0:
+    e = min(ea, eb)                                      # exact: align, add as integers
+    A = ma << (ea - e)
+    B = mb << (eb - e)
+    S = (-A if sa else A) + (-B if sb else B)
+    if S == 0:
         # IEEE 754 6.3: an exact zero sum is +0 in round-to-nearest, -0 only for (-0) + (-0)
         return fmt.sign if (ka == ZERO and kb == ZERO and sa and sb) else 0
-    return from_fraction(fmt, s)
+    return (fmt.sign if S < 0 else 0) | round_me(fmt, abs(S), e)
 
 
 def f_neg(fmt, a):
@@ -283,21 +315,21 @@ def f_sub(fmt, a, b):
 
 
 def f_mul(fmt, a, b):
-    ka, sa, ma = decode(fmt, a)
-    kb, sb, mb = decode(fmt, b)
-    s = sa ^ sb
+    ka, sa, ma, ea = unpack(fmt, a)
+    kb, sb, mb, eb = unpack(fmt, b)
+    s = fmt.sign if sa ^ sb else 0
     if NAN in (ka, kb):
         return fmt.qnan
     if (ka == INF and kb == ZERO) or (ka == ZERO and kb == INF):
         return fmt.qnan
     if INF in (ka, kb):
-        return (fmt.sign if s else 0) | fmt.inf
-    return encode(fmt, s, ma * mb)
+        return s | fmt.inf
+    return s | round_me(fmt, ma * mb, ea + eb)           # exact product, rounded once
 
 
 def f_div(fmt, a, b):
-    ka, sa, ma = decode(fmt, a)
-    kb, sb, mb = decode(fmt, b)
+    ka, sa, ma, ea = unpack(fmt, a)
+    kb, sb, mb, eb = unpack(fmt, b)
     s = fmt.sign if sa ^ sb else 0
     if NAN in (ka, kb):
         return fmt.qnan
@@ -307,7 +339,10 @@ def f_div(fmt, a, b):
         return s | fmt.inf
     if kb == INF or ka == ZERO:
         return s
-    return s | round_mag(fmt, ma / mb)
+    # a quotient of p + 3 bits or more, and whether a remainder is left (sticky)
+    k = max(0, fmt.p + 3 + mb.bit_length() - ma.bit_length())
+    q, r = divmod(ma << k, mb)
+    return s | round_me(fmt, q, ea - eb - k, r != 0)
 
 
 def one(fmt):
@@ -860,7 +895,7 @@ def init_random(t, seed, n, lo=None, hi=None):
 def largest_below(fmt, h):
     """The largest finite value of fmt below the Fraction h."""
     b = from_fraction(fmt, h)
-    while fkey(fmt, b) >= h:
+    while value(fmt, b) is None or value(fmt, b) >= h:   # +inf steps down to the largest finite
         k, s, m = decode(fmt, b)
         if k == ZERO:
             b = fmt.sign | 1

@@ -269,6 +269,8 @@ class Program:
         self.checks = []
         self.nbuf = 0
         self.contents = {}      # buffer name -> (type, the model's values); None: undecided
+        self.kernels = {}       # (stage, grid, block, inner loop) -> statements
+        self.stage = 1
 
     def buffer(self, typ, n, init=None, prefix='b'):
         self.nbuf += 1
@@ -282,17 +284,14 @@ class Program:
         return name
 
     def kernel(self, grid, block, stmts):
-        """One kernel: `loop g GRID global { loop t BLOCK local { STMTS } }`; stmts a list of
-        phases (each a list of lines) or of lines."""
-        if stmts and isinstance(stmts[0], str):
-            stmts = [stmts]
-        lines = ['loop g %d global {' % grid]
-        for ph in stmts:
-            lines.append('  loop t %d local {' % block)
-            lines += ['    ' + s for s in ph]
-            lines.append('  }')
-        lines.append('}')
-        self.body.append('\n'.join(lines))
+        """Statements for `loop g GRID global { loop t BLOCK local { ... } }`. Statements of one
+        shape (grid, block, and an inner loop written as its first line `loop k N {` and last
+        `}`) share one kernel: one store per op in one loop body. Kernels that fill the inputs
+        (stage 0) come first."""
+        inner = None
+        if stmts[0].startswith('loop ') and stmts[0].endswith('{') and stmts[-1] == '}':
+            inner, stmts = stmts[0], [s[2:] for s in stmts[1:-1]]
+        self.kernels.setdefault((self.stage, grid, block, inner), []).extend(stmts)
 
     def check(self, family, op, typ, rtype, inputs, expected, code_fn, variant='scalar'):
         if variant not in VARIANTS and variant != 'input':
@@ -305,7 +304,21 @@ class Program:
 
     def text(self):
         head = ['# opdiff.py: %s (tests/ops/opdiff.py writes this file; the model: tests/ops/model.py)' % self.name]
-        return '\n'.join(head + self.decls + [''] + self.body) + '\n'
+        body = []
+        for stage in (0, 1):
+            for (st, grid, block, inner), stmts in self.kernels.items():
+                if st != stage:
+                    continue
+                ind = '      ' if inner else '    '
+                body.append('loop g %d global {' % grid)
+                body.append('  loop t %d local {' % block)
+                if inner:
+                    body.append('    ' + inner)
+                body += [ind + x for x in stmts]
+                if inner:
+                    body.append('    }')
+                body += ['  }', '}']
+        return '\n'.join(head + self.decls + [''] + body) + '\n'
 
 
 def family_of(op, arity):
@@ -329,9 +342,11 @@ def value_input(prog, tname, vals):
     src = prog.list_buffer(it, ivals)
     exp = [M.bitcast(it, tname, v) for v in ivals]
     n = len(vals)
+    prog.stage = 0
     dst = prog.check('bitcast', 'bitcast %s' % tname, it, tname, [(v,) for v in ivals], exp,
                      lambda r: prog.kernel(1, n, ['store %s t (bitcast %s (load %s t))' % (r, tname, src)]),
                      variant='input')
+    prog.stage = 1
     return dst
 
 
@@ -760,6 +775,7 @@ def main():
     runner = Runner(os.path.abspath(args.uir), work)
     stats = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
     mismatches = []
+    failures = []           # runs that did not finish (a tool's error, a crash)
     progs = []
     for tname in TYPE_NAMES + ['init']:
         if only and tname not in only:
@@ -777,15 +793,19 @@ def main():
             if e in runner.skipped:
                 continue
             t1 = time.time()
-            out = runner.run(e, path)
+            try:
+                out = runner.run(e, path)
+                if out is not None:
+                    compare(prog, e, out, stats[e], mismatches, args.limit)
+                if out is not None and e == 'interp':
+                    hashes, dumps = runner.run_hash_dump(path)
+                    check_bytes(prog, 'hash', hashes, stats[e], mismatches, args.limit)
+                    check_bytes(prog, 'dump', dumps, stats[e], mismatches, args.limit)
+            except (subprocess.CalledProcessError, RuntimeError, OSError) as err:
+                detail = getattr(err, 'stderr', None) or ''
+                failures.append('%s: %s: %s %s' % (e, os.path.basename(path), err,
+                                                            detail.strip()[:2000] if isinstance(detail, str) else ''))
             engine_time[e] += time.time() - t1
-            if out is None:
-                continue
-            compare(prog, e, out, stats[e], mismatches, args.limit)
-            if e == 'interp':
-                hashes, dumps = runner.run_hash_dump(path)
-                check_bytes(prog, 'hash', hashes, stats[e], mismatches, args.limit)
-                check_bytes(prog, 'dump', dumps, stats[e], mismatches, args.limit)
     ran = [e for e in engines if e not in runner.skipped]
     # the table: cases per (family, op, type), counted once (the interpreter's), and
     # mismatches per engine
@@ -815,10 +835,12 @@ def main():
         print('MISMATCH ' + m)
     if len(mismatches) >= args.limit:
         print('(only the first %d mismatches printed)' % args.limit)
-    print('%d mismatches' % bad if bad or mismatches else 'no mismatch')
+    for f in failures:
+        print('FAILED ' + f)
+    print('%d mismatches, %d failed runs' % (bad, len(failures)) if bad or mismatches or failures else 'no mismatch')
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    rc = 1 if (bad or mismatches) else 0
+    rc = 1 if (bad or mismatches or failures) else 0
     if args.expects:
         import expects
         rc |= expects.run(SRCROOT, False)
