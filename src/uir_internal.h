@@ -329,6 +329,9 @@ int diag_flush_by_code(UirProgram *p);
 /* Prints `PATH:LINE:COL: note: MSG` at AT with its source line and caret (the second place
  * of a two-place error, after diag()); counts nothing. */
 void diag_note_at(UirProgram *p, Loc at, const char *msg);
+/* The byte offset in P's source where line LINE (1-based) starts (the source's length past
+ * the last line), from an index of the lines made once. */
+size_t diag_line_offset(UirProgram *p, int line);
 /* The text diag() would print for MSG at AT (header, source line, caret), malloc'ed; prints
  * and counts nothing. The bytes 1 and 2 in MSG stay as they are: the placeholders of the
  * numbers in a template that generated code fills in (util/messages.h). */

@@ -20,8 +20,6 @@ typedef struct Edit {
 
 typedef struct Edits {
 	UirProgram *p;
-	size_t *line;   /* byte offset of each line's start, by line number - 1 */
-	int nlines;
 	Edit *v;
 	int n, cap;
 } Edits;
@@ -35,12 +33,6 @@ static void add(Edits *e, size_t at, const char *text)
 	e->v[e->n++] = (Edit){ at, text };
 }
 
-/* The byte offset of LOC in the source. */
-static size_t offset_of(const Edits *e, Loc loc)
-{
-	size_t line = loc.line >= 1 && loc.line <= e->nlines ? e->line[loc.line - 1] : 0;
-	return line + (size_t)(loc.col > 0 ? loc.col - 1 : 0);
-}
 
 /* The `{` that opens the body of the loop at byte AT (a bound has no braces; comments run
  * from `#` to the end of the line). */
@@ -66,11 +58,12 @@ static void walk(Edits *e, const Stmt *s)
 		}
 		if (s->kind != ST_LOOP)
 			continue;
-		size_t at = offset_of(e, s->loc);
+		size_t bol = diag_line_offset(e->p, s->loc.line);
+		size_t at = bol + (size_t)(s->loc.col > 0 ? s->loc.col - 1 : 0);
 		if (s->opt_parallel)
 			add(e, brace_after(e->p, at), "thread ");
 		else if (s->opt_inner) {
-			size_t bol = e->line[s->loc.line - 1], n = 0;
+			size_t n = 0;
 			while (bol + n < at && (e->p->src[bol + n] == ' ' || e->p->src[bol + n] == '\t'))
 				n++;
 			const char *indent = arena_strndup(&e->p->arena, e->p->src + bol, n);
@@ -116,12 +109,7 @@ int cmd_opt(int argc, char **argv)
 		return UIR_EXIT_ERROR;
 	}
 	opt_program(p);
-	Edits e = { p, NULL, 0, NULL, 0, 0 };
-	e.line = xmalloc((p->srclen + 2) * sizeof *e.line);
-	e.line[e.nlines++] = 0;
-	for (size_t i = 0; i < p->srclen; i++)
-		if (p->src[i] == '\n')
-			e.line[e.nlines++] = i + 1;
+	Edits e = { p, NULL, 0, 0 };
 	walk(&e, p->top);
 	qsort(e.v, (size_t)e.n, sizeof *e.v, by_offset);
 	size_t from = 0;
@@ -131,7 +119,6 @@ int cmd_opt(int argc, char **argv)
 		from = e.v[i].at;
 	}
 	fwrite(p->src + from, 1, p->srclen - from, stdout);
-	free(e.line);
 	free(e.v);
 	uir_free(p);
 	return fflush(stdout) ? UIR_EXIT_ERROR : UIR_EXIT_OK;

@@ -89,13 +89,9 @@ char *diag_shown(Arena *a, const char *s)
 	return r;
 }
 
-/* Prints the source line of AT with a caret under its column. Tabs are kept so the
- * caret lines up in a terminal; a long line is cut to a window around the column. */
-static void show_line(UirProgram *p, FILE *f, Loc at)
+/* The index of the lines' starts (UirProgram.line_start), made on first use. */
+static void index_lines(UirProgram *p)
 {
-	if (at.line <= 0 || !p->src)
-		return;
-	const char *end = p->src + p->srclen;
 	if (!p->line_start) {
 		/* one pass over the source for all diagnostics: the lines' starts */
 		int n = 1;
@@ -108,7 +104,22 @@ static void show_line(UirProgram *p, FILE *f, Loc at)
 			if (p->src[i] == '\n')
 				p->line_start[p->nlines++] = i + 1;
 	}
-	const char *s = at.line <= p->nlines ? p->src + p->line_start[at.line - 1] : end;
+}
+
+size_t diag_line_offset(UirProgram *p, int line)
+{
+	index_lines(p);
+	return line >= 1 && line <= p->nlines ? p->line_start[line - 1] : p->srclen;
+}
+
+/* Prints the source line of AT with a caret under its column. Tabs are kept so the
+ * caret lines up in a terminal; a long line is cut to a window around the column. */
+static void show_line(UirProgram *p, FILE *f, Loc at)
+{
+	if (at.line <= 0 || !p->src)
+		return;
+	const char *end = p->src + p->srclen;
+	const char *s = p->src + diag_line_offset(p, at.line);
 	const char *e = s;
 	while (e < end && *e != '\n')
 		e++;
