@@ -105,6 +105,27 @@ static int by_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Fills S->cap: the captures of loop S's body. */
+static void capture(CapCtx *x, Stmt *s)
+{
+	Captures *c = arena_alloc(&x->p->arena, sizeof *c);
+	memset(c, 0, sizeof *c);
+	x->c = c;
+	x->loop = s;
+	x->capsyms = x->capmems = 0;
+	stmts(x, s->body);
+	for (int i = 0; i < c->nsyms; i++)
+		x->sym_at[c->syms[i]->slot] = 0;
+	for (int i = 0; i < c->nmems; i++)
+		x->mem_at[key(x->p, c->mems[i])] = 0;
+	/* the lookup table: memory keys sorted, each with its place in the list */
+	c->sorted = arena_alloc(&x->p->arena, (size_t)c->nmems * sizeof *c->sorted + 1);
+	for (int i = 0; i < c->nmems; i++)
+		c->sorted[i] = (CapKey){ key(x->p, c->mems[i]), i };
+	qsort(c->sorted, (size_t)c->nmems, sizeof *c->sorted, by_key);
+	s->cap = c;
+}
+
 static void loops(CapCtx *x, Stmt *s)
 {
 	for (; s; s = s->next) {
@@ -114,56 +135,41 @@ static void loops(CapCtx *x, Stmt *s)
 		}
 		if (s->kind != ST_LOOP)
 			continue;
-		if (s->axis != AX_THREAD && s->axis != AX_GLOBAL) {
-			loops(x, s->body);
-			continue;
-		}
-		Captures *c = arena_alloc(&x->p->arena, sizeof *c);
-		memset(c, 0, sizeof *c);
-		x->c = c;
-		x->loop = s;
-		x->capsyms = x->capmems = 0;
-		stmts(x, s->body);
-		for (int i = 0; i < c->nsyms; i++)
-			x->sym_at[c->syms[i]->slot] = 0;
-		for (int i = 0; i < c->nmems; i++)
-			x->mem_at[key(x->p, c->mems[i])] = 0;
-		/* the lookup table: memory keys sorted, each with its place in the list */
-		c->sorted = arena_alloc(&x->p->arena, (size_t)c->nmems * sizeof *c->sorted + 1);
-		for (int i = 0; i < c->nmems; i++)
-			c->sorted[i] = (CapKey){ key(x->p, c->mems[i]), i };
-		qsort(c->sorted, (size_t)c->nmems, sizeof *c->sorted, by_key);
-		s->cap = c;
+		if (s->axis == AX_THREAD || s->axis == AX_GLOBAL)
+			capture(x, s);
 		loops(x, s->body); /* a parallel loop inside (a phase's, or a thread loop's) */
 	}
 }
 
-void captures_compute(UirProgram *p)
+/* A walk's seen-marks, for every name and memory of P; free with ctx_close(). */
+static CapCtx ctx_open(UirProgram *p)
 {
 	CapCtx x = { p, NULL, NULL, NULL, NULL, 0, 0 };
 	x.sym_at = xcalloc((size_t)p->nslots + 1, sizeof *x.sym_at);
 	x.mem_at = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.mem_at);
+	return x;
+}
+
+static void ctx_close(CapCtx *x)
+{
+	free(x->sym_at);
+	free(x->mem_at);
+}
+
+void captures_compute(UirProgram *p)
+{
+	CapCtx x = ctx_open(p);
 	loops(&x, p->top);
-	free(x.sym_at);
-	free(x.mem_at);
+	ctx_close(&x);
 }
 
 const Captures *loop_captures(UirProgram *p, Stmt *loop)
 {
-	if (loop->cap)
-		return loop->cap;
-	CapCtx x = { p, NULL, NULL, NULL, NULL, 0, 0 };
-	x.sym_at = xcalloc((size_t)p->nslots + 1, sizeof *x.sym_at);
-	x.mem_at = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.mem_at);
-	Stmt *next = loop->next;
-	loop->next = NULL; /* this loop alone */
-	Axis axis = loop->axis;
-	loop->axis = AX_THREAD;
-	loops(&x, loop);
-	loop->axis = axis;
-	loop->next = next;
-	free(x.sym_at);
-	free(x.mem_at);
+	if (!loop->cap) {
+		CapCtx x = ctx_open(p);
+		capture(&x, loop);
+		ctx_close(&x);
+	}
 	return loop->cap;
 }
 
