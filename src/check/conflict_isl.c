@@ -385,11 +385,14 @@ static bool reaches(Tr *t, const IslAccess *a)
 		}
 	}
 	put(o, " and ");
+	size_t from = o->n;
 	if (!aff(t, a->off, 0))
 		return false;
-	put(o, " <= e and e <= ");
-	aff(t, a->off, 0);
-	put(o, " + %d", a->width - 1);
+	int len = (int)(o->n - from);
+	char *off = xmalloc((size_t)len + 1);
+	memcpy(off, o->s + from, (size_t)len);
+	put(o, " <= e and e <= %.*s + %d", len, off, a->width - 1); /* the offset translated once */
+	free(off);
 	if (a->nloops > 1)
 		put(o, ")");
 	put(o, ")");
