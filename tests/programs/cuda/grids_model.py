@@ -9,15 +9,11 @@ in order, and `run`'s printing (10.1).
 
     /usr/bin/python3 tests/programs/cuda/grids_model.py [matmul grid3d ...]
 """
-import struct, sys
+import os, struct, sys
 
-M64 = (1 << 64) - 1
-
-def splitmix64(x):
-    x = (x + 0x9E3779B97F4A7C15) & M64
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
-    return x ^ (x >> 31)
+# the generator of 3.3.1, from the op model (tests/ops/model.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'ops'))
+from model import M64, splitmix64  # noqa: E402
 
 def f32(x):
     return struct.unpack('<f', struct.pack('<f', x))[0]
