@@ -207,14 +207,18 @@ static void pool_c(Str *o)
 	str_put(o, "\n/* ---- the end of the thread pool ---- */\n");
 }
 
-/* uir_parallel_loop(n, body, ctx): an outlined body (a chunk of iterations) on the pool. */
-static const char loop_c_fault[] =
+/* uir_parallel_loop(n, body, ctx): an outlined body (a chunk of iterations) on the pool;
+ * the loop and its context, then the chunk and the loop where an access can fault
+ * (loop_c_fault) or where none can (loop_c). */
+static const char loop_struct_c[] =
 	"\n"
 	"/* A parallel loop's outlined body, which runs iterations lo .. hi-1, and its context. */\n"
 	"struct uir_loop {\n"
 	"\tvoid (*body)(void *ctx, int32_t lo, int32_t hi);\n"
 	"\tvoid *ctx;\n"
-	"};\n"
+	"};\n";
+
+static const char loop_c_fault[] =
 	"\n"
 	"/* A chunk for the pool: iterations LO .. HI-1 of LOOP on WORKER. Returns 0, or after a fault\n"
 	" * WORKER + 1: its record in uir_faults. */\n"
@@ -248,12 +252,6 @@ static const char loop_c_fault[] =
 
 /* The same when no access of the program can fault. */
 static const char loop_c[] =
-	"\n"
-	"/* A parallel loop's outlined body, which runs iterations lo .. hi-1, and its context. */\n"
-	"struct uir_loop {\n"
-	"\tvoid (*body)(void *ctx, int32_t lo, int32_t hi);\n"
-	"\tvoid *ctx;\n"
-	"};\n"
 	"\n"
 	"/* A chunk for the pool: iterations LO .. HI-1 of LOOP (no access can fault). */\n"
 	"static uint64_t uir_chunk(void *loop, int32_t lo, int32_t hi, int32_t worker)\n"
@@ -439,8 +437,10 @@ void support_write(Emitter *E, Str *o)
 		str_put(o, E->cuda ? at_k_cuda : at_k_c);
 	if (nameset_has(&E->support, "uir_top"))
 		str_put(o, E->cuda ? top_cuda : top_c);
-	if (par)
+	if (par) {
+		str_put(o, loop_struct_c);
 		str_put(o, E->need & NEED_FAULT ? loop_c_fault : loop_c);
+	}
 	if (E->need & NEED_ZALLOC)
 		zalloc_c(E, o);
 	support_fns(E, o);
