@@ -252,6 +252,10 @@ struct Stmt {
 	struct Captures *cap; /* thread and global loops: what the body uses (check/captures.c) */
 	/* filled by opt/opt.c (plain loops) */
 	bool opt_parallel;      /* runs on the thread pool */
+	bool opt_private;       /* runs as a `thread` loop, with allocs private to an iteration:
+	                         * carried out by rewriting the program (opt/rewrite.c) */
+	Mem *opt_expand;        /* scalar alloc expanded over this loop, which is distributed
+	                         * (opt/expand.c, carried out by opt/rewrite.c) */
 	const Stmt *opt_inner;  /* interchanged with this loop, its body's loop */
 };
 
@@ -312,6 +316,7 @@ struct UirProgram {
 	int nerrors;
 	bool checked;
 	bool optimised;        /* opt_program() has run */
+	bool opt_rewrites;     /* some decision of it needs the program rewritten (opt/opt.h) */
 };
 
 /* ---- diag.c: diagnostics ---- */
@@ -332,6 +337,8 @@ void diag_note_at(UirProgram *p, Loc at, const char *msg);
 /* The byte offset in P's source where line LINE (1-based) starts (the source's length past
  * the last line), from an index of the lines made once. */
 size_t diag_line_offset(UirProgram *p, int line);
+/* The line and column (1-based, in bytes) of byte offset OFF of P's source. */
+Loc diag_loc_of(UirProgram *p, size_t off);
 /* The text diag() would print for MSG at AT (header, source line, caret), malloc'ed; prints
  * and counts nothing. The bytes 1 and 2 in MSG stay as they are: the placeholders of the
  * numbers in a template that generated code fills in (util/messages.h). */
@@ -472,8 +479,10 @@ LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const 
  * into (or updates atomically) has a conflict between two iterations (loop_conflict() on
  * each), and it holds no loop with an axis but `unroll`. Then running its iterations in
  * any order, or at once, leaves every memory with the same bits (docs/analysis.md,
- * "Independent loops"). */
-bool loop_independent(UirProgram *p, Stmt *loop);
+ * "Independent loops"). EXEMPT, when not NULL, is asked about each memory that has a
+ * conflict: true lets the loop count as independent all the same (a memory the caller
+ * gives each iteration a copy of: opt/private.c). */
+bool loop_independent(UirProgram *p, Stmt *loop, bool (*exempt)(void *ctx, const Mem *m), void *ctx);
 
 /* ---- check/captures.c ---- */
 /* Fills Stmt.cap of every thread and global loop of checked program P. Linear in the

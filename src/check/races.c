@@ -1334,14 +1334,15 @@ static bool has_parallel_loop(const Stmt *s)
 	return false;
 }
 
-bool loop_independent(UirProgram *p, Stmt *loop)
+bool loop_independent(UirProgram *p, Stmt *loop, bool (*exempt)(void *ctx, const Mem *m), void *ctx)
 {
 	if (loop->kind != ST_LOOP || loop->axis != AX_NONE || has_parallel_loop(loop->body))
 		return false;
 	const Captures *cap = loop_captures(p, loop);
 	for (int i = 0; i < cap->nmems; i++) {
 		const char *w;
-		if ((cap->use[i] & (CAP_STORE | CAP_ATOMIC)) && loop_conflict(p, loop, cap->mems[i], &w) != LC_NONE)
+		if ((cap->use[i] & (CAP_STORE | CAP_ATOMIC)) && loop_conflict(p, loop, cap->mems[i], &w) != LC_NONE &&
+		    !(exempt && exempt(ctx, cap->mems[i])))
 			return false;
 	}
 	return true;

@@ -172,12 +172,13 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 		o.opt_level = 3; /* run: the O3 pipeline, for the host */
 		o.cpu = NULL;
 		o.repeat = repeat;
-		UirJitTimes jt = { 0, 0, 0, 0, 0, runs };
+		UirJitTimes jt = { .exec_runs = runs };
 		rc = api->run(p, bufs, &o, &jt);
 		while (n < repeat && runs[n] > 0)
 			n++;
 		if (t) {
 			t->engine = "jit";
+			t->loopopt += jt.loopopt_ms;
 			t->lower += jt.lower_ms;
 			t->opt += jt.opt_ms;
 			t->jit += jt.jit_ms;
@@ -192,9 +193,10 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 void engine_print_times(FILE *f, const UirRunTimes *t)
 {
 	fprintf(f,
-		"time (%s): parse+check %.2f ms, load %.2f ms, lowering %.2f ms, optimisation %.2f ms, "
-		"JIT %.2f ms, execution %.2f ms, output %.2f ms\n",
-		t->engine ? t->engine : "none", t->parse_check, t->load, t->lower, t->opt, t->jit, t->exec, t->output);
+		"time (%s): parse+check %.2f ms, load %.2f ms, loop optimiser %.2f ms, lowering %.2f ms, "
+		"optimisation %.2f ms, JIT %.2f ms, execution %.2f ms, output %.2f ms\n",
+		t->engine ? t->engine : "none", t->parse_check, t->load, t->loopopt, t->lower, t->opt, t->jit, t->exec,
+		t->output);
 	if (t->runs > 1)
 		fprintf(f, "time: execution is the median of %d runs (fastest %.2f ms)\n", t->runs, t->exec_min);
 }

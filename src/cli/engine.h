@@ -14,7 +14,7 @@ typedef enum { UIR_ENGINE_AUTO, UIR_ENGINE_JIT, UIR_ENGINE_INTERP } UirEngine;
 
 /* Where the time of a `uir run` went, in milliseconds (`--time`). */
 typedef struct UirRunTimes {
-	double parse_check, load, lower, opt, jit, exec, output;
+	double parse_check, load, loopopt, lower, opt, jit, exec, output;
 	const char *engine; /* "interp" or "jit": the engine that ran */
 	int runs;           /* kernel runs (`run --repeat`); exec is their median when > 1 */
 	double exec_min;    /* the fastest of them */

@@ -109,6 +109,15 @@ int cmd_opt(int argc, char **argv)
 		return UIR_EXIT_ERROR;
 	}
 	opt_program(p);
+	UirProgram *q = opt_rewrite(p, true);
+	if (q) {
+		uir_free(p);
+		p = q;
+	} else if (p->opt_rewrites) {
+		fprintf(stderr, "uir opt: internal error: the rewritten program does not check (UIR_OPT_DEBUG=1 shows it)\n");
+		uir_free(p);
+		return UIR_EXIT_INTERNAL;
+	}
 	Edits e = { p, NULL, 0, 0 };
 	walk(&e, p->top);
 	qsort(e.v, (size_t)e.n, sizeof *e.v, by_offset);

@@ -14,6 +14,7 @@
  * the process).
  */
 #include "lower.h"
+#include "../opt/opt.h"
 #include "math_bc.h"
 #include "uir_parallel.h"
 #include "../util/escape.h"
@@ -376,6 +377,30 @@ static void lowered_free(Lowered *lw)
 
 /* ---- JIT ---- */
 
+/* The program the JIT runs for P: the loop optimiser's rewrite of it (opt_rewrite()), or
+ * NULL for P itself (also with --no-opt or at -O0). */
+static UirProgram *rewritten(UirProgram *p, const RunOptions *o, UirJitTimes *t)
+{
+	if (o->opt_level <= 0 || o->no_opt)
+		return NULL;
+	double t0 = now_ms();
+	UirProgram *q = opt_rewrite(p, false);
+	if (t)
+		t->loopopt_ms += now_ms() - t0;
+	return q;
+}
+
+/* Ends the use of Q, P's rewrite (or NULL): its errors count as P's. */
+static void rewritten_done(UirProgram *p, UirProgram *q)
+{
+	if (!q)
+		return;
+	p->nerrors += q->nerrors;
+	if (!p->first_code[0])
+		memcpy(p->first_code, q->first_code, sizeof p->first_code);
+	uir_free(q);
+}
+
 /* Defines the runtime symbols JIT'd code calls in JD, and lets the rest (libc) resolve in
  * the process. */
 static LLVMErrorRef add_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
@@ -442,6 +467,10 @@ static int jit_run(UirProgram *p, void **bufs, const RunOptions *o, UirJitTimes 
 		return UIR_EXIT_INTERNAL;
 	LLVMContextRef cx = LLVMContextCreate();
 	Lowered lw;
+	UirProgram *q = rewritten(p, o, t);
+	UirProgram *orig = p;
+	if (q)
+		p = q;
 	int rc = build(p, cx, o, tm, false, &lw, t);
 	double t0 = now_ms();
 	LLVMMemoryBufferRef obj = NULL;
@@ -454,6 +483,7 @@ static int jit_run(UirProgram *p, void **bufs, const RunOptions *o, UirJitTimes 
 	LLVMContextDispose(cx);
 	if (rc) {
 		lowered_free(&lw);
+		rewritten_done(orig, q);
 		return rc;
 	}
 	LLVMOrcLLJITRef jit;
@@ -495,6 +525,7 @@ static int jit_run(UirProgram *p, void **bufs, const RunOptions *o, UirJitTimes 
 	}
 	lowered_free(&lw);
 	uir_parallel_shutdown();
+	rewritten_done(orig, q);
 	if ((err = LLVMOrcDisposeLLJIT(jit)))
 		return internal_error("cannot dispose of the JIT", err);
 	return rc;
@@ -510,7 +541,8 @@ static int print_ir(UirProgram *p, const RunOptions *o, FILE *out)
 		return UIR_EXIT_INTERNAL;
 	LLVMContextRef cx = LLVMContextCreate();
 	Lowered lw;
-	int rc = build(p, cx, o, tm, false, &lw, NULL);
+	UirProgram *q = rewritten(p, o, NULL);
+	int rc = build(q ? q : p, cx, o, tm, false, &lw, NULL);
 	if (!rc) {
 		char *s = LLVMPrintModuleToString(lw.mod);
 		fputs(s, out);
@@ -521,6 +553,7 @@ static int print_ir(UirProgram *p, const RunOptions *o, FILE *out)
 	lowered_free(&lw);
 	LLVMContextDispose(cx);
 	LLVMDisposeTargetMachine(tm);
+	rewritten_done(p, q);
 	return rc;
 }
 

@@ -13,12 +13,13 @@
 
 #include "../uir_internal.h"
 
-#define UIR_LLVM_API_VERSION 7
+#define UIR_LLVM_API_VERSION 8
 
 /* Where the time of a JIT run went, in milliseconds. */
 typedef struct UirJitTimes {
 	double load_ms;  /* loading the module: not filled by the module, which is loaded before
 	                  * it runs; uir_llvm_load() (src/cli/engine.c) measures that */
+	double loopopt_ms; /* the loop optimiser (src/opt/), its rewrite and the new check */
 	double lower_ms; /* syntax tree to LLVM IR */
 	double opt_ms;   /* the pass pipeline */
 	double jit_ms;   /* machine code generation and linking */

@@ -230,6 +230,55 @@ static const Stmt *inner_loop(const Stmt *j)
 	return s;
 }
 
+/* Sets up X for loops J and K (inside J's body, after LETS) and walks LETS and K's body:
+ * X->ok says whether every access is in bounds, stride 1 or invariant in j where it is
+ * only read, and no LETS read what K writes. Returns whether K writes anything. */
+static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k)
+{
+	int nm = p->nbufs + p->nallocs;
+	memset(x, 0, sizeof *x);
+	x->p = p;
+	x->jl = j;
+	x->kl = k;
+	x->ok = true;
+	x->nc.a = &p->arena;
+	x->nc.code = j;
+	x->written = xcalloc((size_t)nm + 1, sizeof *x->written);
+	x->form = xcalloc((size_t)nm + 1, sizeof *x->form);
+	x->has_form = xcalloc((size_t)nm + 1, sizeof *x->has_form);
+	x->ask = xcalloc((size_t)nm + 1, sizeof *x->ask);
+	mark_writes(x, k->body);
+	bool any = false;
+	for (int i = 0; i < nm; i++)
+		any |= x->written[i];
+	if (any) {
+		/* the lets before the k loop, then its body */
+		x->in_lets = true;
+		for (const Stmt *s = j->body; s != k && x->ok; s = s->next)
+			if (s->kind == ST_LET)
+				walk_expr(x, s->value);
+		x->in_lets = false;
+		walk(x, k->body);
+	}
+	return any;
+}
+
+static void ix_free(Ix *x)
+{
+	free(x->ask);
+	free(x->written);
+	free(x->form);
+	free(x->has_form);
+}
+
+bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k)
+{
+	Ix x;
+	bool ok = ix_walk(&x, p, j, k) && x.ok;
+	ix_free(&x);
+	return ok;
+}
+
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
 {
 	if (j->axis != AX_NONE || j->value->kind != EX_LIT || j->bound_lit < 2)
@@ -239,38 +288,12 @@ const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
 		return NULL;
 	int nm = p->nbufs + p->nallocs;
 	Ix x;
-	memset(&x, 0, sizeof x);
-	x.p = p;
-	x.jl = j;
-	x.kl = k;
-	x.ok = true;
-	x.nc.a = &p->arena;
-	x.nc.code = j;
-	x.written = xcalloc((size_t)nm + 1, sizeof *x.written);
-	x.form = xcalloc((size_t)nm + 1, sizeof *x.form);
-	x.has_form = xcalloc((size_t)nm + 1, sizeof *x.has_form);
-	x.ask = xcalloc((size_t)nm + 1, sizeof *x.ask);
-	mark_writes(&x, k->body);
-	bool any = false;
-	for (int i = 0; i < nm; i++)
-		any |= x.written[i];
-	if (any) {
-		/* the lets before the k loop, then its body */
-		x.in_lets = true;
-		for (const Stmt *s = j->body; s != k && x.ok; s = s->next)
-			walk_expr(&x, s->value);
-		x.in_lets = false;
-		walk(&x, k->body);
-	}
-	bool ok = any && x.ok && x.unit_write;
+	bool ok = ix_walk(&x, p, j, k) && x.ok && x.unit_write;
 	for (int i = 0; i < nm && ok; i++) {
 		const char *why;
 		if (x.ask[i])
 			ok = loop_conflict(p, j, i < p->nbufs ? p->bufs[i] : p->allocs[i - p->nbufs], &why) == LC_NONE;
 	}
-	free(x.ask);
-	free(x.written);
-	free(x.form);
-	free(x.has_form);
+	ix_free(&x);
 	return ok ? k : NULL;
 }

@@ -7,6 +7,12 @@
  *                      the checker's exact analysis) and which has enough work: it runs on
  *                      the thread pool as a `thread` loop would. The outermost such loop of
  *                      a nest is taken; none inside a parallel loop, none holding one.
+ *   Stmt.opt_private   the same, when the iterations are independent once some allocs have
+ *                      a copy per iteration (private.c): carried out by rewriting the
+ *                      program with `thread` on the loop, which makes it their home.
+ *   Stmt.opt_expand    scalar expansion of an alloc over the loop, which is distributed
+ *                      (expand.c), carried out by rewriting the program (rewrite.c); the
+ *                      loops it makes are decided on the rewritten program.
  *   Stmt.opt_inner     `loop j { LETS loop k { S } }` runs as `loop k { loop j { LETS S } }`
  *                      (interchange.c).
  */
@@ -39,25 +45,56 @@ static double loop_work(const Stmt *s, double min_iteration)
 	return (double)b.hi * (1 + body);
 }
 
-static void walk(UirProgram *p, Stmt *s, bool in_parallel, double min_work, double min_iteration)
+/* The allocs a candidate parallel loop gives a copy per iteration (loop_independent()'s
+ * EXEMPT): those private to it (private.c), when the zero-filling of a copy per iteration
+ * is small beside the iteration's work. */
+typedef struct Priv {
+	OptCtx *o;
+	const Stmt *loop;
+	double work;  /* of one iteration */
+	bool used;    /* some alloc needed a copy */
+} Priv;
+
+static bool privatise(void *ctx, const Mem *m)
 {
+	Priv *v = ctx;
+	if (!alloc_private(v->o, v->loop, m) || (double)m->size > v->work)
+		return false;
+	v->used = true;
+	return true;
+}
+
+static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double min_iteration)
+{
+	UirProgram *p = o->p;
 	for (; s; s = s->next) {
 		if (s->kind == ST_IF) {
-			walk(p, s->then_, in_parallel, min_work, min_iteration);
-			walk(p, s->else_, in_parallel, min_work, min_iteration);
+			walk(o, s->then_, in_parallel, min_work, min_iteration);
+			walk(o, s->else_, in_parallel, min_work, min_iteration);
 			continue;
 		}
 		if (s->kind != ST_LOOP)
 			continue;
 		bool par = in_parallel || (s->axis != AX_NONE && s->axis != AX_UNROLL);
+		if (s->axis == AX_NONE && (s->opt_expand = expand_candidate(o, s)) != NULL) {
+			/* the distributed loops are decided on the rewritten program */
+			p->opt_rewrites = true;
+			continue;
+		}
 		double work = loop_work(s, min_iteration);
-		if (!par && s->axis == AX_NONE && work > 0 && work >= min_work && loop_independent(p, s)) {
-			s->opt_parallel = true;
-			par = true;
+		if (!par && s->axis == AX_NONE && work > 0 && work >= min_work) {
+			Priv v = { o, s, stmts_work(s->body), false };
+			if (loop_independent(p, s, privatise, &v)) {
+				if (v.used)
+					s->opt_private = p->opt_rewrites = true;
+				else
+					s->opt_parallel = true;
+				par = true;
+			}
 		}
 		if (s->axis == AX_NONE)
 			s->opt_inner = interchange_inner(p, s);
-		walk(p, s->body, par, min_work, min_iteration);
+		walk(o, s->body, par, min_work, min_iteration);
 	}
 }
 
@@ -73,5 +110,10 @@ void opt_program(UirProgram *p)
 		if (min_work <= 0)
 			min_iteration = 0;
 	}
-	walk(p, p->top, false, min_work, min_iteration);
+	int nm = p->nbufs + p->nallocs;
+	OptCtx o = { p, xmalloc((size_t)nm * sizeof(int64_t) + 1) };
+	for (int i = 0; i < nm; i++)
+		o.accesses[i] = -1;
+	walk(&o, p->top, false, min_work, min_iteration);
+	free(o.accesses);
 }

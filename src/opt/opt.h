@@ -14,12 +14,58 @@
  * pool per iteration (opt.c, loop_work()). */
 #define OPT_ITERATION_WORK 1000.0
 
-/* Sets Stmt.opt_parallel and Stmt.opt_inner over checked program P, once (UirProgram.
- * optimised). Its cost is the exact analysis's for the candidate loops. */
+/* The largest alloc (bytes) given a copy per iteration of a loop the optimiser runs in
+ * parallel: each iteration starts with its copy zero-filled (docs/language.md 5.2.2). */
+#define OPT_PRIVATE_BYTES 65536
+/* Scalar expansion (expand.c): allocs of at most OPT_EXPAND_SCALAR elements, expanded into
+ * at most OPT_EXPAND_ELEMENTS (a row that stays in the first-level cache). */
+#define OPT_EXPAND_SCALAR 16
+#define OPT_EXPAND_ELEMENTS 16384
+
+/* Sets Stmt.opt_parallel, opt_private, opt_expand and opt_inner over checked program P,
+ * once (UirProgram.optimised), and UirProgram.opt_rewrites when some decision needs the
+ * program rewritten (opt_rewrite()). Its cost is the exact analysis's for the candidate
+ * loops. */
 void opt_program(UirProgram *p);
+
+/* rewrite.c: the program `run` executes for checked program P after opt_program(): NULL
+ * when P runs as it is (no decision needs a rewrite), else a new checked and optimised
+ * program parsed from P's text rewritten -- `thread` on every loop that opt_parallel or
+ * opt_private marks, every opt_expand carried out (expand.c) -- to free with uir_free().
+ * With OWN_TEXT, its source is that text (`uir opt` prints it); else its source and
+ * locations are P's, so that a fault is reported where P has the access. NULL as well when
+ * the rewritten text does not check (then P runs unrewritten; UIR_OPT_DEBUG=1 in the
+ * environment prints why). */
+UirProgram *opt_rewrite(UirProgram *p, bool own_text);
+/* Whether loop J's body is laid out as opt_text() can cut it: one statement per line, the
+ * body's first statement on a line after the `{`, the `}` alone at the start of its line,
+ * every access of M (the alloc expanded) placed in the text. */
+bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m);
+
+/* What the decisions share: the program and, by memory key (buffers, then allocs), its
+ * number of accesses, counted on first use (-1 before). */
+typedef struct OptCtx {
+	UirProgram *p;
+	int64_t *accesses;
+} OptCtx;
+
+/* private.c: whether alloc M can be given a copy per iteration of plain loop LOOP with
+ * every result bit kept (every iteration writes each element it reads first; nothing
+ * outside LOOP uses M). */
+bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m);
+/* The loads, stores and atomics of M in the statements S (and below). */
+int64_t mem_accesses(const Stmt *s, const Mem *m);
+
+/* expand.c: the scalar alloc that loop J's iterations can each have a copy of, J then
+ * distributed (docs/llvm.md, "Scalar expansion"), else NULL. */
+Mem *expand_candidate(OptCtx *o, Stmt *j);
 
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept and it pays, else NULL. */
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
+/* Whether running plain loop K (in J's body, after lets) outside J would pay: every access
+ * in K that only reads is stride 1 or invariant in j, and every access is proven in bounds
+ * (legality aside: expand.c asks it of the loops it is about to make). */
+bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k);
 
 #endif

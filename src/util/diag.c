@@ -112,6 +112,20 @@ size_t diag_line_offset(UirProgram *p, int line)
 	return line >= 1 && line <= p->nlines ? p->line_start[line - 1] : p->srclen;
 }
 
+Loc diag_loc_of(UirProgram *p, size_t off)
+{
+	index_lines(p);
+	int lo = 0, hi = p->nlines - 1; /* the last line starting at or before OFF */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (p->line_start[mid] <= off)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return (Loc){ lo + 1, (int)(off - p->line_start[lo]) + 1 };
+}
+
 /* Prints the source line of AT with a caret under its column. Tabs are kept so the
  * caret lines up in a terminal; a long line is cut to a window around the column. */
 static void show_line(UirProgram *p, FILE *f, Loc at)

@@ -18,10 +18,21 @@ want_pool rows.uir 1
 want_pool rows.uir 0 --no-opt
 want_pool prefix.uir 0
 want_pool histogram.uir 1
-want_pool scalar_acc.uir 0
+want_pool scalar_acc.uir 1
+want_pool scalar_acc.uir 0 --no-opt
+want_pool matmul_acc.uir 1
+want_pool acc_carried.uir 0
+want_pool acc_after.uir 0
+want_pool acc_if.uir 0
+want_pool private_fault.uir 1
 want_pool flat_saxpy.uir 0
 for f in "$dir"/*.uir; do
-	"$uir" run --engine interp "$f" >"$tmp/ref" 2>&1 || bad "$f: interp failed"
+	"$uir" run --engine interp "$f" >"$tmp/ref" 2>&1
+	rc=$? # NAME_fault.uir faults (E0601): the message, its line and column, must be the same
+	case $f in
+	*_fault.uir) [ "$rc" = 1 ] || bad "$f: interp did not fault" ;;
+	*) [ "$rc" = 0 ] || bad "$f: interp failed" ;;
+	esac
 	for opt in "--threads 1" "--threads 2" "--threads 4" "--no-opt"; do
 		# shellcheck disable=SC2086
 		"$uir" run --engine jit $opt "$f" >"$tmp/got" 2>&1
@@ -43,6 +54,21 @@ for f in "$dir"/*.uir; do
 done
 UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/rows.uir" | grep -q '^loop i 256 thread {$' && ok || bad "uir opt rows.uir lacks 'loop i 256 thread {'"
 "$uir" opt "$dir/prefix.uir" | cmp -s - "$dir/prefix.uir" && ok || bad "uir opt prefix.uir is not the program itself"
+# scalar expansion (docs/llvm.md, "Scalar expansion"): the rewritten text, line by line
+want_opt() { # FILE LINE: uir opt FILE has LINE
+	if "$uir" opt "$dir/$1" | grep -qxF -- "$2"; then ok; else bad "uir opt $1 lacks '$2'"; fi
+}
+want_opt matmul_acc.uir 'alloc acc_x f32 48'
+want_opt matmul_acc.uir 'loop i 48 thread {'
+want_opt matmul_acc.uir '    store acc_x j 0.0'
+want_opt matmul_acc.uir '      store acc_x j (add (load acc_x j) (mul (load A (add (mul i 48) k)) (load B (add (mul k 48) j))))'
+want_opt matmul_acc.uir '    store C (add (mul i 48) j) (load acc_x j)'
+want_opt matmul_acc.uir "  # uir opt: run as loop k outside loop j (interchange; the order of each element's updates is kept)"
+want_opt expand_pair.uir '    store s_x (mul j 2) 0.0'
+want_opt expand_pair.uir '    store s_x (add (mul j 2) 1) 0.0'
+for f in acc_carried acc_after acc_if; do
+	"$uir" opt "$dir/$f.uir" | cmp -s - "$dir/$f.uir" && ok || bad "uir opt $f.uir is not the program itself"
+done
 # every run-test, every independent loop on the pool
 if [ "${3:-}" = --all ]; then
 	n=0

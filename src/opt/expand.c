@@ -1,0 +1,152 @@
+/* expand.c - scalar expansion with loop distribution, a decision of the loop optimiser
+ * (opt.c) that opt/rewrite.c carries out on the program's text (docs/llvm.md, "Scalar
+ * expansion"). It turns
+ *
+ *     loop j N {                       loop j N { LETS  store m_x j INIT }
+ *       LETS                           loop j N { LETS  loop k K { S[m -> m_x j] } }
+ *       store m 0 INIT          into   loop j N { LETS  REST[m -> m_x j] }
+ *       loop k K { S }
+ *       REST
+ *     }
+ *
+ * with m_x a new alloc of N elements: each iteration of j keeps its own copy of the scalar
+ * m, and the statements after the first store are cut into loops over j of their own, at
+ * every loop of the body. The k loop of an in-order reduction into m then runs inside a
+ * loop over j that the interchange (interchange.c) can put inside it, so that it vectorises
+ * over j, each lane keeping its own k order (a naive matrix product accumulating into a
+ * scalar ran 29 times faster, measured).
+ *
+ * Legality (sufficient, checked conservatively):
+ *   - j is plain with an integer-literal bound, holds no loop with an axis but `unroll`, and
+ *     every loop in it has a literal bound (no overflow check on entry, docs/language.md
+ *     4.8.3); every access in its body is proven in bounds (no fault can move);
+ *   - m is an alloc private to j (private.c): every iteration writes it before reading it,
+ *     and nothing outside j uses it; it is scalar (every access one element at a constant
+ *     offset), so m_x[j * size + c] is iteration j's element c;
+ *   - no two iterations of j conflict on any other memory (loop_independent(), the
+ *     checker's exact analysis): statement instances of different iterations then touch
+ *     different data once m is expanded, and any order that keeps each iteration's own
+ *     order -- the distributed loops keep it -- gives the same bits;
+ *   - LETS stand before the first store and read no memory the body writes: recomputed in
+ *     each distributed loop, they take the same values.
+ * Profitability: some loop of the body after the first store accesses m (the reduction) and
+ * would vectorise over j once interchanged (interchange_pays()).
+ */
+#include "opt.h"
+#include <stdlib.h>
+
+typedef struct Ex {
+	const Mem *m;
+	bool ok;
+	bool *written; /* by mem key: stored or updated in the body */
+	const UirProgram *p;
+} Ex;
+
+static int key(const UirProgram *p, const Mem *m)
+{
+	return m->is_alloc ? p->nbufs + m->index : m->index;
+}
+
+static void expr_ok(Ex *x, const Expr *e)
+{
+	if (e->kind != EX_OP || !x->ok)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		expr_ok(x, e->args[i]);
+	if (e->op != OP_LOAD)
+		return;
+	const Range r = e->args[0]->rng;
+	if (!e->in_bounds || (e->mem == x->m && (e->width > 1 || !r.known || r.lo != r.hi)))
+		x->ok = false;
+}
+
+static void body_ok(Ex *x, const Stmt *s)
+{
+	for (; s && x->ok; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			expr_ok(x, s->value);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			expr_ok(x, s->off);
+			expr_ok(x, s->val);
+			x->written[key(x->p, s->mem)] = true;
+			if (!s->in_bounds || (s->mem == x->m && (s->kind == ST_ATOMIC || s->width > 1 || !s->off->rng.known ||
+								  s->off->rng.lo != s->off->rng.hi)))
+				x->ok = false;
+			break;
+		case ST_LOOP:
+			if ((s->axis != AX_NONE && s->axis != AX_UNROLL) || s->bound_lit < 0)
+				x->ok = false;
+			else
+				body_ok(x, s->body);
+			break;
+		case ST_IF:
+			expr_ok(x, s->cond);
+			body_ok(x, s->then_);
+			body_ok(x, s->else_);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static bool loads_written(const Ex *x, const Expr *e)
+{
+	if (e->kind != EX_OP)
+		return false;
+	if (e->op == OP_LOAD && x->written[key(x->p, e->mem)])
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (loads_written(x, e->args[i]))
+			return true;
+	return false;
+}
+
+typedef struct Only {
+	const Mem *m;
+} Only;
+
+static bool only_m(void *ctx, const Mem *m)
+{
+	return ((Only *)ctx)->m == m;
+}
+
+Mem *expand_candidate(OptCtx *o, Stmt *j)
+{
+	UirProgram *p = o->p;
+	if (j->kind != ST_LOOP || j->axis != AX_NONE || j->bound_lit < 1)
+		return NULL;
+	const Stmt *s1 = j->body;
+	while (s1 && s1->kind == ST_LET)
+		s1 = s1->next;
+	if (!s1 || s1->kind != ST_STORE || !s1->mem->is_alloc || s1->mem->size > OPT_EXPAND_SCALAR ||
+	    s1->mem->size * j->bound_lit > OPT_EXPAND_ELEMENTS)
+		return NULL;
+	Mem *m = s1->mem;
+	bool reduction = false;
+	for (const Stmt *t = s1->next; t; t = t->next) {
+		if (t->kind == ST_LET)
+			return NULL; /* lets after the first store: not distributed */
+		if (t->kind == ST_LOOP && t->axis == AX_NONE && t->bound_lit >= 1 && mem_accesses(t->body, m) > 0 &&
+		    interchange_pays(p, j, t))
+			reduction = true;
+	}
+	if (!reduction)
+		return NULL;
+	Ex x = { .m = m, .ok = true, .p = p };
+	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
+	body_ok(&x, j->body);
+	for (const Stmt *t = j->body; x.ok && t != s1; t = t->next)
+		if (loads_written(&x, t->value))
+			x.ok = false;
+	free(x.written);
+	if (!x.ok || !rewrite_layout_ok(p, j, m) || !alloc_private(o, j, m))
+		return NULL;
+	Only only = { m };
+	if (!loop_independent(p, j, only_m, &only))
+		return NULL;
+	return m;
+}

@@ -1,0 +1,554 @@
+/* rewrite.c - the loop optimiser's decisions that change the program's shape, carried out
+ * on its text (docs/llvm.md, "Loop optimisation"): `thread` on the loops it runs in
+ * parallel (opt_parallel, and opt_private, whose allocs then have that loop as their home,
+ * docs/language.md 5.2), and scalar expansion with distribution (opt_expand, expand.c).
+ * The text is parsed and checked again -- the checker proves the new `thread` loops race
+ * free -- and optimised again (the interchange of the loops the expansion made), then run.
+ * `uir opt` prints that text. Every piece of the new text comes from a place in the old
+ * one (a copy, or the statement a generated piece stands for), so the rewritten program
+ * reports a fault with the original file's line and column.
+ *
+ * Source and the kinds of rewrite: PPCG and Polly's source-to-source outputs show their
+ * transformations the same way, as a program the user can read and run.
+ */
+#include "opt.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A piece of the new text: from AT on, until the next piece, it is a copy of the old text
+ * from SRC on (COPY) or was written for the old text's place SRC. */
+typedef struct Seg {
+	size_t at, src;
+	bool copy;
+} Seg;
+
+typedef struct Out {
+	UirProgram *p;
+	char *s;
+	size_t n, cap;
+	Seg *seg;
+	int nseg, capseg;
+} Out;
+
+static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
+{
+	if (!n)
+		return;
+	if (o->n + n + 1 > o->cap) {
+		while (o->n + n + 1 > o->cap)
+			o->cap = o->cap ? 2 * o->cap : 4096;
+		o->s = xrealloc(o->s, o->cap);
+	}
+	memcpy(o->s + o->n, s, n);
+	if (o->nseg == o->capseg) {
+		o->capseg = o->capseg ? 2 * o->capseg : 64;
+		o->seg = xrealloc(o->seg, (size_t)o->capseg * sizeof *o->seg);
+	}
+	o->seg[o->nseg++] = (Seg){ o->n, src, copy };
+	o->n += n;
+	o->s[o->n] = 0;
+}
+
+/* The old text [FROM, TO). */
+static void copy(Out *o, size_t from, size_t to)
+{
+	if (to > from)
+		put(o, o->p->src + from, to - from, from, true);
+}
+
+/* New text written for the old text's place AT. */
+static void gen(Out *o, const char *text, size_t at)
+{
+	put(o, text, strlen(text), at, false);
+}
+
+/* ---- places in the old text ---- */
+
+static size_t pos(UirProgram *p, Loc l)
+{
+	return diag_line_offset(p, l.line) + (size_t)(l.col > 0 ? l.col - 1 : 0);
+}
+
+static size_t line_start(UirProgram *p, size_t at)
+{
+	while (at > 0 && p->src[at - 1] != '\n')
+		at--;
+	return at;
+}
+
+/* Just after the end of the line holding AT (its '\n' included). */
+static size_t next_line(UirProgram *p, size_t at)
+{
+	while (at < p->srclen && p->src[at] != '\n')
+		at++;
+	return at < p->srclen ? at + 1 : at;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Skips a comment or string at I: the index after it, or I when there is none. */
+static size_t skip(const UirProgram *p, size_t i)
+{
+	if (p->src[i] == '#') {
+		while (i < p->srclen && p->src[i] != '\n')
+			i++;
+	} else if (p->src[i] == '"') {
+		for (i++; i < p->srclen && p->src[i] != '"' && p->src[i] != '\n'; i++)
+			;
+		if (i < p->srclen)
+			i++;
+	}
+	return i;
+}
+
+/* The `{` opening the body of the statement at AT. */
+static size_t brace_after(UirProgram *p, size_t at)
+{
+	for (size_t i = at; i < p->srclen;) {
+		size_t j = skip(p, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (p->src[i] == '{')
+			return i;
+		i++;
+	}
+	return p->srclen;
+}
+
+/* The bracket closing the one at OPEN (`{` or `(`). */
+static size_t matching(UirProgram *p, size_t open)
+{
+	char o = p->src[open], c = o == '{' ? '}' : ')';
+	int depth = 0;
+	for (size_t i = open; i < p->srclen;) {
+		size_t j = skip(p, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
+		if (p->src[i] == o)
+			depth++;
+		else if (p->src[i] == c && --depth == 0)
+			return i;
+		i++;
+	}
+	return p->srclen;
+}
+
+/* Whether only blanks, then a comment or the line's end, follow AT on its line. */
+static bool rest_blank(const UirProgram *p, size_t at)
+{
+	while (at < p->srclen && blank(p->src[at]))
+		at++;
+	return at >= p->srclen || p->src[at] == '\n' || p->src[at] == '#';
+}
+
+/* Whether only blanks precede AT on its line. */
+static bool starts_line(UirProgram *p, size_t at)
+{
+	for (size_t i = line_start(p, at); i < at; i++)
+		if (!blank(p->src[i]))
+			return false;
+	return true;
+}
+
+/* The text of argument E: [*B, *E). False when it cannot be placed. */
+static bool arg_span(UirProgram *p, const Expr *e, size_t *b, size_t *end)
+{
+	size_t at = pos(p, e->loc);
+	if (at >= p->srclen)
+		return false;
+	if (e->kind == EX_OP) {
+		size_t k = at;
+		while (k > 0 && (blank(p->src[k - 1]) || p->src[k - 1] == '\n'))
+			k--;
+		if (k == 0 || p->src[k - 1] != '(')
+			return false;
+		*b = k - 1;
+		*end = matching(p, k - 1) + 1;
+		return *end <= p->srclen;
+	}
+	size_t i = at;
+	while (i < p->srclen && !blank(p->src[i]) && !strchr("\n()[]{}#", p->src[i]))
+		i++;
+	*b = at;
+	*end = i;
+	return i > at;
+}
+
+/* ---- scalar expansion ---- */
+
+/* A replacement inside the expanded loop: [AT, END) by TEXT. */
+typedef struct Sub {
+	size_t at, end;
+	const char *text;
+} Sub;
+
+typedef struct Subs {
+	UirProgram *p;
+	const Mem *m;
+	const char *name;       /* the new alloc's name */
+	const char *off, *off0; /* the new offset's text, "%lld" the element; for element 0 */
+	Sub *v;
+	int n, cap;
+	bool ok;
+} Subs;
+
+static void sub(Subs *x, size_t at, size_t end, const char *text)
+{
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 8;
+		x->v = xrealloc(x->v, (size_t)x->cap * sizeof *x->v);
+	}
+	x->v[x->n++] = (Sub){ at, end, text };
+}
+
+/* The access of the expanded alloc with its memory name at NAME_AT and offset OFF. */
+static void access(Subs *x, Loc name_at, const Expr *off)
+{
+	size_t b, e;
+	if (!arg_span(x->p, off, &b, &e)) {
+		x->ok = false;
+		return;
+	}
+	if (!x->name)
+		return; /* only placing */
+	size_t at = pos(x->p, name_at);
+	sub(x, at, at + strlen(x->m->name), x->name);
+	sub(x, b, e, off->rng.lo == 0 ? x->off0 : fmt_str(&x->p->arena, x->off, (long long)off->rng.lo));
+}
+
+static void subs_expr(Subs *x, const Expr *e)
+{
+	if (e->kind != EX_OP)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		subs_expr(x, e->args[i]);
+	if (e->op == OP_LOAD && e->mem == x->m)
+		access(x, e->mem_loc, e->args[0]);
+}
+
+static void subs_stmts(Subs *x, const Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET: subs_expr(x, s->value); break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			subs_expr(x, s->off);
+			subs_expr(x, s->val);
+			if (s->mem == x->m)
+				access(x, s->mem_loc, s->off);
+			break;
+		case ST_LOOP: subs_expr(x, s->value); subs_stmts(x, s->body); break;
+		case ST_IF: subs_expr(x, s->cond); subs_stmts(x, s->then_); subs_stmts(x, s->else_); break;
+		default: break;
+		}
+	}
+}
+
+static int by_at(const void *a, const void *b)
+{
+	size_t x = ((const Sub *)a)->at, y = ((const Sub *)b)->at;
+	return (x > y) - (x < y);
+}
+
+bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m)
+{
+	size_t j0 = pos(p, j->loc);
+	size_t ob = brace_after(p, j0);
+	if (ob >= p->srclen || !starts_line(p, j0) || !rest_blank(p, ob + 1))
+		return false;
+	size_t cb = matching(p, ob);
+	if (cb >= p->srclen || !starts_line(p, cb))
+		return false;
+	int ob_line = diag_loc_of(p, ob).line, cb_line = diag_loc_of(p, cb).line;
+	for (const Stmt *t = j->body; t; t = t->next) {
+		size_t at = pos(p, t->loc);
+		if (t->loc.line <= ob_line || !starts_line(p, at) || (t->next ? t->next->loc.line : cb_line) <= t->loc.line)
+			return false;
+	}
+	Subs x = { .p = p, .m = m, .ok = true };
+	subs_stmts(&x, j->body);
+	return x.ok;
+}
+
+/* A name for the expansion of M: NAME_x, NAME_x2, ... that the text holds nowhere. */
+static const char *new_name(UirProgram *p, const Mem *m, const char **taken, int ntaken)
+{
+	for (int k = 1;; k++) {
+		const char *c = k == 1 ? fmt_str(&p->arena, "%s_x", m->name) : fmt_str(&p->arena, "%s_x%d", m->name, k);
+		bool used = strstr(p->src, c) != NULL;
+		for (int i = 0; i < ntaken && !used; i++)
+			used = !strcmp(taken[i], c);
+		if (!used)
+			return c;
+	}
+}
+
+/* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
+ * for the first store with the statements up to the next loop, one for each loop, one for
+ * each run of statements between loops (expand.c). */
+static void expanded_loop(Out *o, const Stmt *j, const char *name)
+{
+	UirProgram *p = o->p;
+	const Mem *m = j->opt_expand;
+	size_t j0 = pos(p, j->loc), ls = line_start(p, j0);
+	size_t ob = brace_after(p, j0), hdr_end = next_line(p, ob);
+	size_t cb = matching(p, ob), cb_ls = line_start(p, cb);
+	const Stmt *s1 = j->body;
+	while (s1->kind == ST_LET)
+		s1 = s1->next;
+	Subs x = { .p = p, .m = m, .name = name, .ok = true };
+	x.off = fmt_str(&p->arena, "(add (mul %s %lld) %%lld)", j->sym->name, (long long)m->size);
+	x.off0 = m->size == 1 ? j->sym->name : fmt_str(&p->arena, "(mul %s %lld)", j->sym->name, (long long)m->size);
+	subs_stmts(&x, j->body);
+	qsort(x.v, (size_t)x.n, sizeof *x.v, by_at);
+	int k = 0; /* the next replacement */
+	size_t pre = pos(p, s1->loc);
+	pre = line_start(p, pre);
+	for (const Stmt *g = s1; g;) {
+		/* the group: G and what follows up to the next loop, or the loop G alone */
+		const Stmt *end = g->next;
+		if (g->kind != ST_LOOP)
+			while (end && end->kind != ST_LOOP)
+				end = end->next;
+		if (g != s1) {
+			copy(o, ls, j0);
+		}
+		copy(o, j0, hdr_end);
+		copy(o, hdr_end, pre);
+		size_t from = line_start(p, pos(p, g->loc)), to = end ? line_start(p, pos(p, end->loc)) : cb_ls;
+		for (; k < x.n && x.v[k].at < to; k++) {
+			copy(o, from, x.v[k].at);
+			gen(o, x.v[k].text, x.v[k].at);
+			from = x.v[k].end;
+		}
+		copy(o, from, to);
+		copy(o, cb_ls, cb + 1);
+		if (end)
+			gen(o, "\n", cb);
+		g = end;
+	}
+	free(x.v);
+}
+
+/* ---- the whole text ---- */
+
+typedef enum { ED_THREAD, ED_ALLOC, ED_EXPAND } EditKind;
+
+typedef struct Edit {
+	size_t at;
+	EditKind kind;
+	const Stmt *s;    /* ED_EXPAND: the loop */
+	const Mem *m;     /* ED_ALLOC: the alloc expanded */
+	const char *name; /* ED_ALLOC, ED_EXPAND: the expansion's name */
+	int64_t size;     /* ED_ALLOC */
+} Edit;
+
+typedef struct Edits {
+	UirProgram *p;
+	Edit *v;
+	int n, cap;
+	const char **names;
+	int nnames, capnames;
+} Edits;
+
+static void add(Edits *e, Edit d)
+{
+	if (e->n == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 8;
+		e->v = xrealloc(e->v, (size_t)e->cap * sizeof *e->v);
+	}
+	e->v[e->n++] = d;
+}
+
+static void find_edits(Edits *e, const Stmt *s)
+{
+	UirProgram *p = e->p;
+	for (; s; s = s->next) {
+		if (s->kind == ST_IF) {
+			find_edits(e, s->then_);
+			find_edits(e, s->else_);
+			continue;
+		}
+		if (s->kind != ST_LOOP)
+			continue;
+		size_t at = pos(p, s->loc);
+		if (s->opt_parallel || s->opt_private)
+			add(e, (Edit){ .at = brace_after(p, at), .kind = ED_THREAD, .s = s });
+		if (s->opt_expand) {
+			const Mem *m = s->opt_expand;
+			const char *name = new_name(p, m, e->names, e->nnames);
+			if (e->nnames == e->capnames) {
+				e->capnames = e->capnames ? 2 * e->capnames : 8;
+				e->names = xrealloc(e->names, (size_t)e->capnames * sizeof *e->names);
+			}
+			e->names[e->nnames++] = name;
+			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name,
+				       .size = m->size * s->bound_lit });
+			add(e, (Edit){ .at = at, .kind = ED_EXPAND, .s = s, .name = name });
+			continue; /* its body is decided on the rewritten program */
+		}
+		find_edits(e, s->body);
+	}
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const Edit *x = a, *y = b;
+	if (x->at != y->at)
+		return (x->at > y->at) - (x->at < y->at);
+	return (x->kind > y->kind) - (x->kind < y->kind); /* declarations before a loop there */
+}
+
+static void build(Out *o)
+{
+	UirProgram *p = o->p;
+	Edits e = { .p = p };
+	find_edits(&e, p->top);
+	qsort(e.v, (size_t)e.n, sizeof *e.v, by_place);
+	size_t from = 0;
+	for (int i = 0; i < e.n; i++) {
+		const Edit *d = &e.v[i];
+		copy(o, from, d->at);
+		from = d->at;
+		switch (d->kind) {
+		case ED_THREAD:
+			gen(o, "thread ", d->at);
+			break;
+		case ED_ALLOC: {
+			size_t decl = pos(p, d->m->loc), ls = line_start(p, decl);
+			if (d->at == p->srclen && (p->srclen == 0 || p->src[p->srclen - 1] != '\n'))
+				gen(o, "\n", decl);
+			size_t ind = ls;
+			while (blank(p->src[ind]))
+				ind++;
+			copy(o, ls, ind);
+			gen(o, fmt_str(&p->arena, "alloc %s %s %lld\n", d->name, uir_type_name(d->m->ty), (long long)d->size),
+			    decl);
+			break;
+		}
+		case ED_EXPAND: {
+			expanded_loop(o, d->s, d->name);
+			size_t ob = brace_after(p, d->at);
+			from = matching(p, ob) + 1;
+			break;
+		}
+		}
+	}
+	copy(o, from, p->srclen);
+	free(e.v);
+	free(e.names);
+}
+
+/* ---- the rewritten program, located in the old text ---- */
+
+typedef struct Remap {
+	UirProgram *p, *q;
+	const Out *o;
+} Remap;
+
+static void remap(const Remap *r, Loc *l)
+{
+	if (l->line <= 0)
+		return;
+	size_t at = pos(r->q, *l);
+	int lo = 0, hi = r->o->nseg - 1; /* the last piece starting at or before AT */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+		if (r->o->seg[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const Seg *s = &r->o->seg[lo];
+	size_t src = s->copy ? s->src + (at - s->at) : s->src;
+	*l = diag_loc_of(r->p, src < r->p->srclen ? src : r->p->srclen);
+}
+
+static void remap_expr(const Remap *r, Expr *e)
+{
+	if (!e)
+		return;
+	remap(r, &e->loc);
+	remap(r, &e->mem_loc);
+	for (int i = 0; i < e->nargs; i++)
+		remap_expr(r, e->args[i]);
+}
+
+static void remap_stmts(const Remap *r, Stmt *s)
+{
+	for (; s; s = s->next) {
+		remap(r, &s->loc);
+		remap(r, &s->mem_loc);
+		remap(r, &s->axis_loc);
+		if (s->sym)
+			remap(r, &s->sym->loc);
+		remap_expr(r, s->value);
+		remap_expr(r, s->off);
+		remap_expr(r, s->val);
+		remap_expr(r, s->cond);
+		for (int i = 0; i < s->novf; i++)
+			remap(r, &s->ovf[i].at);
+		remap_stmts(r, s->body);
+		remap_stmts(r, s->then_);
+		remap_stmts(r, s->else_);
+	}
+}
+
+UirProgram *opt_rewrite(UirProgram *p, bool own_text)
+{
+	opt_program(p);
+	if (!p->opt_rewrites)
+		return NULL;
+	Out o = { .p = p };
+	build(&o);
+	char *diag_text = NULL;
+	size_t diag_len = 0;
+	FILE *err = open_memstream(&diag_text, &diag_len);
+	UirProgram *q = err ? uir_load_text(p->path, o.s, o.n, err) : NULL;
+	if (q) {
+		for (int i = 0; i < p->nbufs && i < q->nbufs; i++)
+			q->bufs[i]->check_data = p->bufs[i]->check_data;
+		if (uir_check(q, 0, err) != 0) {
+			uir_free(q);
+			q = NULL;
+		}
+	}
+	if (err)
+		fclose(err);
+	const char *dbg = getenv("UIR_OPT_DEBUG");
+	if (!q && dbg && *dbg == '1')
+		fprintf(stderr, "uir: the optimiser's rewrite of %s does not check; it runs as written:\n%s\n%s", p->path,
+			diag_text ? diag_text : "", o.s ? o.s : "");
+	free(diag_text);
+	if (q) {
+		opt_program(q);
+		q->opt_rewrites = false; /* a second rewrite is not carried out */
+		q->err = p->err;
+	}
+	if (q && !own_text) {
+		Remap r = { p, q, &o };
+		remap_stmts(&r, q->top);
+		for (int i = 0; i < q->nbufs; i++)
+			remap(&r, &q->bufs[i]->loc);
+		for (int i = 0; i < q->nallocs; i++)
+			remap(&r, &q->allocs[i]->loc);
+		free(q->src);
+		q->src = xmalloc(p->srclen + 1);
+		memcpy(q->src, p->src, p->srclen + 1);
+		q->srclen = p->srclen;
+		q->line_start = NULL; /* in the arena: made again for the old text */
+		q->nlines = 0;
+	}
+	free(o.s);
+	free(o.seg);
+	return q;
+}
