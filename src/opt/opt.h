@@ -37,6 +37,10 @@ void opt_program(UirProgram *p);
  * the rewritten text does not check (then P runs unrewritten; UIR_OPT_DEBUG=1 in the
  * environment prints why). */
 UirProgram *opt_rewrite(UirProgram *p, bool own_text);
+/* The text `uir opt` prints for optimised program P (opt_rewrite()'s, with its own text):
+ * P's text with `thread` on its opt_parallel and opt_private loops, its opt_expand carried
+ * out, and a comment line above every opt_inner nest. Malloc'ed, length in *LEN. */
+char *opt_text(UirProgram *p, size_t *len);
 /* Whether loop J's body is laid out as opt_text() can cut it: one statement per line, the
  * body's first statement on a line after the `{`, the `}` alone at the start of its line,
  * every access of M (the alloc expanded) placed in the text. */

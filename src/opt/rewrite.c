@@ -341,7 +341,7 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 
 /* ---- the whole text ---- */
 
-typedef enum { ED_THREAD, ED_ALLOC, ED_EXPAND } EditKind;
+typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND } EditKind;
 
 typedef struct Edit {
 	size_t at;
@@ -354,6 +354,7 @@ typedef struct Edit {
 
 typedef struct Edits {
 	UirProgram *p;
+	bool comments; /* a comment above every interchanged nest */
 	Edit *v;
 	int n, cap;
 	const char **names;
@@ -383,6 +384,8 @@ static void find_edits(Edits *e, const Stmt *s)
 		size_t at = pos(p, s->loc);
 		if (s->opt_parallel || s->opt_private)
 			add(e, (Edit){ .at = brace_after(p, at), .kind = ED_THREAD, .s = s });
+		else if (s->opt_inner && e->comments)
+			add(e, (Edit){ .at = line_start(p, at), .kind = ED_COMMENT, .s = s });
 		if (s->opt_expand) {
 			const Mem *m = s->opt_expand;
 			const char *name = new_name(p, m, e->names, e->nnames);
@@ -408,10 +411,10 @@ static int by_place(const void *a, const void *b)
 	return (x->kind > y->kind) - (x->kind < y->kind); /* declarations before a loop there */
 }
 
-static void build(Out *o)
+static void build(Out *o, bool comments)
 {
 	UirProgram *p = o->p;
-	Edits e = { .p = p };
+	Edits e = { .p = p, .comments = comments };
 	find_edits(&e, p->top);
 	qsort(e.v, (size_t)e.n, sizeof *e.v, by_place);
 	size_t from = 0;
@@ -423,6 +426,15 @@ static void build(Out *o)
 		case ED_THREAD:
 			gen(o, "thread ", d->at);
 			break;
+		case ED_COMMENT: {
+			size_t at = pos(p, d->s->loc), ind = d->at;
+			while (blank(p->src[ind]))
+				ind++;
+			copy(o, d->at, ind);
+			gen(o, fmt_str(&p->arena, "# uir opt: run as loop %s outside loop %s (interchange; the order of each "
+					"element's updates is kept)\n", d->s->opt_inner->sym->name, d->s->sym->name), at);
+			break;
+		}
 		case ED_ALLOC: {
 			size_t decl = pos(p, d->m->loc), ls = line_start(p, decl);
 			if (d->at == p->srclen && (p->srclen == 0 || p->src[p->srclen - 1] != '\n'))
@@ -446,6 +458,15 @@ static void build(Out *o)
 	copy(o, from, p->srclen);
 	free(e.v);
 	free(e.names);
+}
+
+char *opt_text(UirProgram *p, size_t *len)
+{
+	Out o = { .p = p };
+	build(&o, true);
+	free(o.seg);
+	*len = o.n;
+	return o.s ? o.s : xcalloc(1, 1);
 }
 
 /* ---- the rewritten program, located in the old text ---- */
@@ -503,13 +524,26 @@ static void remap_stmts(const Remap *r, Stmt *s)
 	}
 }
 
+/* Clears the decisions that need a rewrite below S (the rewritten program's: not carried
+ * out, so neither run nor printed). */
+static void no_rewrites(Stmt *s)
+{
+	for (; s; s = s->next) {
+		s->opt_private = false;
+		s->opt_expand = NULL;
+		no_rewrites(s->body);
+		no_rewrites(s->then_);
+		no_rewrites(s->else_);
+	}
+}
+
 UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 {
 	opt_program(p);
 	if (!p->opt_rewrites)
 		return NULL;
 	Out o = { .p = p };
-	build(&o);
+	build(&o, false);
 	char *diag_text = NULL;
 	size_t diag_len = 0;
 	FILE *err = open_memstream(&diag_text, &diag_len);
@@ -532,6 +566,7 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 	if (q) {
 		opt_program(q);
 		q->opt_rewrites = false; /* a second rewrite is not carried out */
+		no_rewrites(q->top);
 		q->err = p->err;
 	}
 	if (q && !own_text) {
