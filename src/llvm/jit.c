@@ -413,6 +413,7 @@ static LLVMErrorRef add_symbols(LLVMOrcLLJITRef jit, LLVMOrcJITDylibRef jd)
 	typedef void (*AnyFn)(void);
 	static const struct { const char *name; AnyFn fn; } syms[] = {
 		{ "uir_parallel_for", (AnyFn)uir_parallel_for },
+		{ "uir_parallel_for_chunks", (AnyFn)uir_parallel_for_chunks },
 		{ "uir_parallel_workers", (AnyFn)uir_parallel_workers },
 		{ "uir_jit_exp2_f32", (AnyFn)uir_jit_exp2_f32 },
 		{ "uir_jit_exp2_f64", (AnyFn)uir_jit_exp2_f64 },

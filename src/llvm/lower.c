@@ -7,11 +7,12 @@
  * i32 phi; `unroll` loops are unrolled here; `local` loops are plain loops, so the phases
  * of a block run in order. Each `thread` or `global` loop is outlined into
  *
- *   i64 @NAME.body(ptr %ctx, i32 %NAME, i32 %worker) (loads the captured values, calls)
+ *   i64 @NAME.chunk(ptr %ctx, i32 %lo, i32 %hi, i32 %worker) (loads the captured values,
+ *       calls @NAME.iter for lo .. hi-1 in order, up to a fault)
  *   i64 @NAME.iter(i32 %NAME, i32 %worker, ptr %scratch, ptr noalias ..., captured ...)
  *
- * and run by uir_parallel_for(n, @NAME.body, ctx); a fault in any iteration comes back
- * as the code of the smallest faulting iteration. A grid of 2 or 3 dimensions (nested
+ * and run by uir_parallel_for_chunks(n, @NAME.chunk, ctx); a fault in any iteration comes
+ * back as the code of the smallest faulting iteration. A grid of 2 or 3 dimensions (nested
  * global loops) is one such loop over the flat block number, x fastest; each loop of the
  * nest takes its index from it by udiv and urem where it stands.
  *
@@ -560,30 +561,53 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	return fn;
 }
 
-/* Builds @NAME.body(ctx, i, worker): unpacks the context struct CT and calls ITER. */
-static LLVMValueRef build_body(L *l, const Stmt *s, LLVMTypeRef ct, int nfields, LLVMValueRef iter)
+/* Builds @NAME.chunk(ctx, lo, hi, worker), a uir_chunk_fn: unpacks the context struct CT
+ * once and calls ITER for i = lo .. hi-1 in order, returning the first nonzero code (a
+ * fault: the iterations after it in the chunk do not run), else 0. ITER, internal and
+ * called once, is inlined: the chunk's loop is an ordinary loop that LLVM can vectorise,
+ * not a call through a pointer per iteration. */
+static LLVMValueRef build_chunk(L *l, const Stmt *s, LLVMTypeRef ct, int nfields, LLVMValueRef iter)
 {
-	LLVMTypeRef pt[3] = { l->t_ptr, l->t_i32, l->t_i32 };
-	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.body", s->sym->name),
-					  LLVMFunctionType(l->t_i64, pt, 3, 0));
+	LLVMTypeRef pt[4] = { l->t_ptr, l->t_i32, l->t_i32, l->t_i32 };
+	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.chunk", s->sym->name),
+					  LLVMFunctionType(l->t_i64, pt, 4, 0));
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, enum_attr(l, "nounwind"));
-	LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(l->cx, fn, "entry");
-	LLVMPositionBuilderAtEnd(l->b, bb);
-	LLVMValueRef ctx = LLVMGetParam(fn, 0);
+	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(l->cx, fn, "entry");
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(l->cx, fn, "loop");
+	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(l->cx, fn, "next");
+	LLVMBasicBlockRef fault = LLVMAppendBasicBlockInContext(l->cx, fn, "fault");
+	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(l->cx, fn, "done");
+	LLVMPositionBuilderAtEnd(l->b, entry);
+	LLVMValueRef ctx = LLVMGetParam(fn, 0), lo = LLVMGetParam(fn, 1), hi = LLVMGetParam(fn, 2);
+	LLVMValueRef worker = LLVMGetParam(fn, 3);
 	LLVMSetValueName2(ctx, "ctx", 3);
+	LLVMSetValueName2(lo, "lo", 2);
+	LLVMSetValueName2(hi, "hi", 2);
+	LLVMSetValueName2(worker, "worker", 6);
 	int na = 2 + nfields;
 	LLVMValueRef *args = xmalloc((size_t)na * sizeof *args);
-	args[0] = LLVMGetParam(fn, 1);
-	args[1] = LLVMGetParam(fn, 2);
-	LLVMSetValueName2(args[0], s->sym->name, strlen(s->sym->name));
-	LLVMSetValueName2(args[1], "worker", 6);
+	args[1] = worker;
 	for (int k = 0; k < nfields; k++) {
 		LLVMValueRef gep = LLVMBuildStructGEP2(l->b, ct, ctx, (unsigned)k, "");
 		args[2 + k] = LLVMBuildLoad2(l->b, LLVMStructGetTypeAtIndex(ct, (unsigned)k), gep, "");
 	}
-	LLVMValueRef r = LLVMBuildCall2(l->b, LLVMGlobalGetValueType(iter), iter, args, (unsigned)na, "");
-	LLVMBuildRet(l->b, r);
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, lo, hi, ""), loop, done);
+	LLVMPositionBuilderAtEnd(l->b, loop);
+	LLVMValueRef i = LLVMBuildPhi(l->b, l->t_i32, s->sym->name);
+	args[0] = i;
+	LLVMValueRef code = LLVMBuildCall2(l->b, LLVMGlobalGetValueType(iter), iter, args, (unsigned)na, "code");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, code, i64c(l, 0), ""), fault, next);
+	LLVMPositionBuilderAtEnd(l->b, next);
+	LLVMValueRef i1 = LLVMBuildNSWAdd(l->b, i, LLVMConstInt(l->t_i32, 1, 0), "");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, i1, hi, ""), loop, done);
+	LLVMValueRef in_v[2] = { lo, i1 };
+	LLVMBasicBlockRef in_b[2] = { entry, next };
+	LLVMAddIncoming(i, in_v, in_b, 2);
+	LLVMPositionBuilderAtEnd(l->b, fault);
+	LLVMBuildRet(l->b, code);
+	LLVMPositionBuilderAtEnd(l->b, done);
+	LLVMBuildRet(l->b, i64c(l, 0));
 	free(args);
 	return fn;
 }
@@ -663,7 +687,7 @@ static LLVMValueRef worker_scratch(L *l, const Stmt *s, const Homes *h)
 	return scratch;
 }
 
-/* Builds S's outlined functions (returns @NAME.body), leaving the caller's state (its
+/* Builds S's outlined functions (returns @NAME.chunk), leaving the caller's state (its
  * function, values, memories, builder position) as it was. */
 static LLVMValueRef outline_build(L *l, Outline *o)
 {
@@ -676,7 +700,7 @@ static LLVMValueRef outline_build(L *l, Outline *o)
 	memcpy(memptr, l->memptr, (size_t)nm * sizeof *memptr);
 	memcpy(val, l->val, (size_t)p->nslots * sizeof *val);
 	LLVMValueRef iter = build_iter(l, o->s, o->mems, o->atomic, o->nmems, &o->h, o->ft);
-	LLVMValueRef body = build_body(l, o->s, o->ct, o->nf, iter);
+	LLVMValueRef body = build_chunk(l, o->s, o->ct, o->nf, iter);
 	l->fn = outer;
 	memcpy(l->memptr, memptr, (size_t)nm * sizeof *memptr);
 	memcpy(l->val, val, (size_t)p->nslots * sizeof *val);
@@ -707,7 +731,7 @@ static void parallel_loop(L *l, const Stmt *s)
 
 	LLVMTypeRef pt[3] = { l->t_i32, l->t_ptr, l->t_ptr };
 	LLVMValueRef args[3] = { n, body, ctx };
-	LLVMValueRef code = call(l, "uir_parallel_for", l->t_i64, pt, args, 3);
+	LLVMValueRef code = call(l, "uir_parallel_for_chunks", l->t_i64, pt, args, 3);
 	LLVMSetValueName2(code, "fault", 5);
 	if (scratch) {
 		LLVMTypeRef fp = l->t_ptr;

@@ -28,21 +28,14 @@ static bool has_loop(const Stmt *s)
 	return false;
 }
 
-/* The work (cost.c units) of running plain loop S once, its trips at most times its body,
- * when each iteration is worth a call of its own: the pool calls the outlined body once
- * an iteration, through a pointer, so a body of a few ops (saxpy's) loses LLVM's
- * vectorisation and would run several times slower on two threads than on one; a body
- * that holds a loop (a row), or has OPT_ITERATION_WORK units, keeps its inner loop
- * vectorised. 0 otherwise. */
-static double loop_work(const Stmt *s, double min_iteration)
+/* The work (cost.c units) of running plain loop S once, its trips at most times its body;
+ * 0 when it has fewer than two iterations or its bound is not known. */
+static double loop_work(const Stmt *s)
 {
 	Range b = s->value->rng;
 	if (!b.known || b.hi < 2)
 		return 0;
-	double body = stmts_work(s->body);
-	if (!has_loop(s->body) && body < min_iteration)
-		return 0;
-	return (double)b.hi * (1 + body);
+	return (double)b.hi * (1 + stmts_work(s->body));
 }
 
 /* The allocs a candidate parallel loop gives a copy per iteration (loop_independent()'s
@@ -64,13 +57,13 @@ static bool privatise(void *ctx, const Mem *m)
 	return true;
 }
 
-static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double min_iteration)
+static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double min_flat)
 {
 	UirProgram *p = o->p;
 	for (; s; s = s->next) {
 		if (s->kind == ST_IF) {
-			walk(o, s->then_, in_parallel, min_work, min_iteration);
-			walk(o, s->else_, in_parallel, min_work, min_iteration);
+			walk(o, s->then_, in_parallel, min_work, min_flat);
+			walk(o, s->else_, in_parallel, min_work, min_flat);
 			continue;
 		}
 		if (s->kind != ST_LOOP)
@@ -81,8 +74,8 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			p->opt_rewrites = true;
 			continue;
 		}
-		double work = loop_work(s, min_iteration);
-		if (!par && s->axis == AX_NONE && work > 0 && work >= min_work) {
+		double work = loop_work(s);
+		if (!par && s->axis == AX_NONE && work > 0 && work >= (has_loop(s->body) ? min_work : min_flat)) {
 			Priv v = { o, s, stmts_work(s->body), false };
 			if (loop_independent(p, s, privatise, &v)) {
 				if (v.used)
@@ -94,7 +87,7 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		}
 		if (s->axis == AX_NONE)
 			s->opt_inner = interchange_inner(p, s);
-		walk(o, s->body, par, min_work, min_iteration);
+		walk(o, s->body, par, min_work, min_flat);
 	}
 }
 
@@ -103,17 +96,16 @@ void opt_program(UirProgram *p)
 	if (p->optimised)
 		return;
 	p->optimised = true;
-	double min_work = OPT_PARALLEL_WORK, min_iteration = OPT_ITERATION_WORK;
+	double min_work = OPT_PARALLEL_WORK, min_flat = OPT_FLAT_WORK;
 	const char *env = getenv("UIR_AUTO_PARALLEL_WORK"); /* 0: every independent loop */
 	if (env && *env) {
 		min_work = atof(env);
-		if (min_work <= 0)
-			min_iteration = 0;
+		min_flat = min_work * (OPT_FLAT_WORK / OPT_PARALLEL_WORK);
 	}
 	int nm = p->nbufs + p->nallocs;
 	OptCtx o = { p, xmalloc((size_t)nm * sizeof(int64_t) + 1) };
 	for (int i = 0; i < nm; i++)
 		o.accesses[i] = -1;
-	walk(&o, p->top, false, min_work, min_iteration);
+	walk(&o, p->top, false, min_work, min_flat);
 	free(o.accesses);
 }

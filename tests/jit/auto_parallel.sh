@@ -26,6 +26,7 @@ want_pool acc_after.uir 0
 want_pool acc_if.uir 0
 want_pool private_fault.uir 1
 want_pool flat_saxpy.uir 0
+want_pool flat_poly.uir 1
 for f in "$dir"/*.uir; do
 	"$uir" run --engine interp "$f" >"$tmp/ref" 2>&1
 	rc=$? # NAME_fault.uir faults (E0601): the message, its line and column, must be the same
