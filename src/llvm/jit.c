@@ -73,8 +73,9 @@ void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 {
 	uint32_t hi = (uint32_t)(code >> 32), lo = (uint32_t)code;
 	char msg[MSG_MAX];
-	if (hi == UIR_CODE_OOM && lo < (uint32_t)p->nallocs) {
-		msg_out_of_memory_for(msg, p->path, "alloc", p->allocs[lo]);
+	if (hi == UIR_CODE_OOM && lo < (uint32_t)(p->nallocs + p->nbufs)) {
+		msg_out_of_memory_for(msg, p->path, lo < (uint32_t)p->nallocs ? "alloc" : "the workers' copies of buffer",
+				      lo < (uint32_t)p->nallocs ? p->allocs[lo] : p->bufs[lo - p->nallocs]);
 		uir_eprintf(p->err, "%s", msg);
 		p->nerrors++;
 		return;
@@ -89,13 +90,14 @@ void fault_report(UirProgram *p, const Lowered *lw, uint64_t code)
 	diag(p, s->loc, "E0601", "%s", msg);
 }
 
-/* The message of SITE (or of alloc M's out-of-memory when SITE is NULL) as a printf
- * format taking the first and last offsets as two long longs. Caller frees. */
+/* The message of SITE (or of memory M's out-of-memory when SITE is NULL: an alloc, or the
+ * workers' copies of a buffer, lower.c own_copies()) as a printf format taking the first
+ * and last offsets as two long longs. Caller frees. */
 static char *fault_format(UirProgram *p, const FaultSite *site, const Mem *m)
 {
 	char msg[MSG_MAX];
 	if (!site) {
-		msg_out_of_memory_for(msg, diag_shown(&p->arena, p->path), "alloc", m);
+		msg_out_of_memory_for(msg, diag_shown(&p->arena, p->path), m->is_alloc ? "alloc" : "the workers' copies of buffer", m);
 		return msg_printf_format(msg, "%lld", "%lld");
 	}
 	msg_fault(msg, site, MSG_A, MSG_B);
@@ -272,7 +274,7 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
 	LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, code, LLVMConstInt(i64, 32, 0), ""), i32, "site");
 	LLVMValueRef lo = LLVMBuildTrunc(b, code, i32, "");
 	LLVMValueRef off = LLVMBuildSExt(b, lo, i64, "off");
-	int nt = lw->nsites + p->nallocs;
+	int nt = lw->nsites + p->nallocs + p->nbufs;
 	/* the second number printed is BASE + COEF * ((off - Q) / D): the last element of an
 	 * access (width - 1 + off), or a loop's largest offset (base + coef * ((n - 1) / d)) */
 	LLVMValueRef *fmts = xmalloc((size_t)nt * sizeof *fmts + 1);
@@ -281,7 +283,9 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
 		sec[t] = xmalloc((size_t)nt * sizeof *sec[t] + 1);
 	for (int k = 0; k < nt; k++) {
 		const FaultSite *fs = k < lw->nsites ? &lw->sites[k] : NULL;
-		char *f = fs ? fault_format(p, fs, NULL) : fault_format(p, NULL, p->allocs[k - lw->nsites]);
+		int mk = k - lw->nsites; /* out of memory: allocs, then buffers */
+		char *f = fs ? fault_format(p, fs, NULL)
+			     : fault_format(p, NULL, mk < p->nallocs ? p->allocs[mk] : p->bufs[mk - p->nallocs]);
 		fmts[k] = global_string(m, f ? f : "uir: a fault\n", "uir.msg");
 		free(f);
 		int64_t v[4] = { fs ? fs->width - 1 : 0, 1, 0, 1 }; /* base, coef, q, d */
@@ -294,7 +298,7 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
 		for (int t = 0; t < 4; t++)
 			sec[t][k] = LLVMConstInt(i64, (unsigned long long)v[t], 1);
 	}
-	/* index: site - 1 for faults, nsites + alloc for out of memory */
+	/* index: site - 1 for faults, nsites + alloc (or + nallocs + buffer) for out of memory */
 	LLVMValueRef isoom = LLVMBuildICmp(b, LLVMIntEQ, hi, LLVMConstInt(i32, UIR_CODE_OOM, 0), "");
 	LLVMValueRef idx = LLVMBuildSelect(b, isoom, LLVMBuildAdd(b, lo, LLVMConstInt(i32, (unsigned long long)lw->nsites, 0), ""),
 					   LLVMBuildSub(b, hi, LLVMConstInt(i32, 1, 0), ""), "");

@@ -253,6 +253,19 @@ static void atomic_float(L *l, const Stmt *s, LLVMValueRef addr, LLVMValueRef v)
 /* atomic.OP: an atomicrmw where other iterations may touch the memory at the same time
  * (floats: a compare-and-swap loop), else a plain read-modify-write (sequential code, or
  * memory private to the iteration). */
+/* What atomic.OP leaves in an element X of type TY updated with V (docs/language.md 4.7). */
+static LLVMValueRef atomic_op(L *l, AtomicOp op, UirType ty, LLVMValueRef x, LLVMValueRef v)
+{
+	if (op == AT_ADD)
+		return LLVMBuildAdd(l->b, x, v, ""); /* integers only (docs/language.md 4.7.3) */
+	LLVMTypeRef t = mem_type(l, ty);
+	LLVMValueRef args[2] = { x, v };
+	bool sg = type_is_signed(ty);
+	const char *n = type_is_float(ty) ? (op == AT_MIN ? "llvm.minimum" : "llvm.maximum")
+		: op == AT_MIN ? (sg ? "llvm.smin" : "llvm.umin") : (sg ? "llvm.smax" : "llvm.umax");
+	return call_intrinsic(l, n, &t, 1, args, 2);
+}
+
 static void atomic(L *l, const Stmt *s)
 {
 	LLVMValueRef off = lower_expr(l, s->off);
@@ -260,7 +273,7 @@ static void atomic(L *l, const Stmt *s)
 	const Mem *m = s->mem;
 	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds, 1, s->loc, msg_store_what(&l->p->arena, s));
 	bool sg = type_is_signed(m->ty);
-	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par);
+	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par && !(l->own_copy && l->own_copy[mem_slot(l, m)]));
 	bool fl = type_is_float(m->ty);
 	if (shared && fl) {
 		atomic_float(l, s, addr, v);
@@ -276,16 +289,7 @@ static void atomic(L *l, const Stmt *s)
 	LLVMTypeRef t = mem_type(l, m->ty);
 	LLVMValueRef x = LLVMBuildLoad2(l->b, t, addr, "");
 	LLVMSetAlignment(x, (unsigned)uir_type_size(m->ty));
-	LLVMValueRef r;
-	if (s->aop == AT_ADD) {
-		r = LLVMBuildAdd(l->b, x, v, "");
-	} else {
-		LLVMValueRef args[2] = { x, v };
-		const char *n = fl ? (s->aop == AT_MIN ? "llvm.minimum" : "llvm.maximum")
-			: s->aop == AT_MIN ? (sg ? "llvm.smin" : "llvm.umin") : (sg ? "llvm.smax" : "llvm.umax");
-		r = call_intrinsic(l, n, &t, 1, args, 2);
-	}
-	LLVMValueRef st = LLVMBuildStore(l->b, r, addr);
+	LLVMValueRef st = LLVMBuildStore(l->b, atomic_op(l, s->aop, m->ty, x, v), addr);
 	LLVMSetAlignment(st, (unsigned)uir_type_size(m->ty));
 }
 
@@ -513,8 +517,8 @@ static void grid_loop(L *l, const Stmt *s)
 /* Builds @NAME.iter: one iteration of the parallel loop S. Parameters: the index, the
  * worker, then the context's fields FT: the scratch pointer, the captured memories, the
  * captured values. */
-static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool *atomic, int nmems, const Homes *h,
-			       const LLVMTypeRef *ft)
+static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool *atomic, const int64_t *copy,
+			       int64_t copy_stride, int nmems, const Homes *h, const LLVMTypeRef *ft)
 {
 	const Captures *c = s->cap;
 	int np = 3 + nmems + c->nsyms;
@@ -537,8 +541,9 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 		LLVMValueRef prm = LLVMGetParam(fn, (unsigned)(3 + k));
 		LLVMSetValueName2(prm, m->name, strlen(m->name));
 		l->memptr[ms] = prm;
-		/* other iterations may update atomically accessed memory at the same time */
-		if (!atomic[k])
+		/* other iterations may update atomically accessed memory at the same time, unless
+		 * each worker has its own copy */
+		if (!atomic[k] || copy[k])
 			LLVMAddAttributeAtIndex(fn, (unsigned)(3 + k + 1), enum_attr(l, "noalias"));
 	}
 	for (int k = 0; k < c->nsyms; k++) {
@@ -548,6 +553,13 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	}
 	Fn f;
 	fn_begin(l, &f, fn, s);
+	for (int k = 0; k < nmems; k++) {
+		if (!copy[k])
+			continue;
+		LLVMValueRef at = LLVMBuildMul(l->b, LLVMBuildZExt(l->b, worker, l->t_i64, ""), i64c(l, copy_stride), "");
+		l->memptr[mems[k]] = LLVMBuildInBoundsGEP2(l->b, l->t_i8, l->memptr[mems[k]], &at, 1, "own");
+		l->own_copy[mems[k]] = true;
+	}
 	zero_homes(l, s, h, scratch, worker);
 	if (s->axis == AX_GLOBAL && s->ndims > 1) {
 		l->grid_flat = idx;
@@ -557,6 +569,8 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	}
 	lower_stmts(l, s->body);
 	l->grid_flat = NULL;
+	for (int k = 0; k < nmems; k++)
+		l->own_copy[mems[k]] = false;
 	LLVMBuildRet(l->b, fn_close(l));
 	return fn;
 }
@@ -619,12 +633,178 @@ typedef struct Outline {
 	                   * allocs it homes, by slot) */
 	bool *atomic;     /* per mems[k]: updated atomically in the body (other iterations may
 	                   * update it at the same time) */
+	int64_t *copy;    /* per mems[k]: 0, or the bytes of the workers' own copy of it
+	                   * (private_atomic(), rounded up to 64): the context then holds the
+	                   * first worker's copy */
+	int64_t copy_stride; /* the bytes of a worker's copies together: from one worker's copy
+	                      * of a memory to the next worker's */
+	AtomicOp *copy_op;
 	Homes h;
 	int nf;           /* context fields: scratch, memories, captured values */
 	LLVMTypeRef *ft;
 	LLVMValueRef *fv; /* their values in the caller */
 	LLVMTypeRef ct;   /* the context struct */
 } Outline;
+
+/* Whether the statements S update M only by atomics of one op, *OP (set by the first). */
+static bool one_atomic_op(const Stmt *s, const Mem *m, AtomicOp *op, bool *seen)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_ATOMIC && s->mem == m) {
+			if (*seen && s->aop != *op)
+				return false;
+			*op = s->aop;
+			*seen = true;
+		}
+		if (!one_atomic_op(s->body, m, op, seen) || !one_atomic_op(s->then_, m, op, seen) ||
+		    !one_atomic_op(s->else_, m, op, seen))
+			return false;
+	}
+	return true;
+}
+
+/* Whether each worker running parallel loop S can update its own copy of memory M, which
+ * the body accesses only by atomics (the caller checks), the copies combined into M when
+ * the loop ends: M holds integers (wrapping add, min and max are associative and
+ * commutative, so any grouping of the updates gives the same bits; a float sum is not
+ * allowed at all, and float min/max are left alone, a NaN's bits depending on the order),
+ * every atomic on it has one op (*OP), it is at most 64 KiB, and the loop has at least 4
+ * iterations an element (combining costs an update per element and worker). Without the
+ * copies, every update is a locked read-modify-write that the cores fight over: a
+ * histogram of 16M values into 256 bins ran 1.8 times slower on two threads than on one. */
+static bool private_atomic(const L *l, const Stmt *s, const Mem *m, AtomicOp *op)
+{
+	bool seen = false;
+	Range n = s->value->rng;
+	return !l->gpu && type_is_int(m->ty) && mem_bytes(m) <= 65536 && n.known && n.lo >= 4 * m->size &&
+	       one_atomic_op(s->body, m, op, &seen) && seen;
+}
+
+/* A loop `for (i64 e = 0; e < N; e++)` built at the builder: count_begin() leaves the
+ * builder in its body and returns e; count_end() closes it, the builder after the loop. */
+typedef struct Count {
+	LLVMBasicBlockRef pre, body, end;
+	LLVMValueRef e, n;
+} Count;
+
+static LLVMValueRef count_begin(L *l, Count *c, LLVMValueRef n, const char *name)
+{
+	c->n = n;
+	c->pre = LLVMGetInsertBlock(l->b);
+	c->body = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, name);
+	c->end = LLVMAppendBasicBlockInContext(l->cx, l->fn->fn, "count.end");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSGT, n, i64c(l, 0), ""), c->body, c->end);
+	LLVMPositionBuilderAtEnd(l->b, c->body);
+	c->e = LLVMBuildPhi(l->b, l->t_i64, "e");
+	return c->e;
+}
+
+static void count_end(L *l, Count *c)
+{
+	LLVMValueRef next = LLVMBuildNSWAdd(l->b, c->e, i64c(l, 1), "");
+	LLVMBasicBlockRef latch = LLVMGetInsertBlock(l->b);
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, next, c->n, ""), c->body, c->end);
+	LLVMValueRef v[2] = { i64c(l, 0), next };
+	LLVMBasicBlockRef b[2] = { c->pre, latch };
+	LLVMAddIncoming(c->e, v, b, 2);
+	LLVMPositionBuilderAtEnd(l->b, c->end);
+}
+
+/* The element that leaves any element unchanged under OP, in type TY's memory type. */
+static LLVMValueRef atomic_identity(L *l, AtomicOp op, UirType ty)
+{
+	LLVMTypeRef t = mem_type(l, ty);
+	int bits = type_bits(ty);
+	if (op == AT_ADD || (op == AT_MAX && !type_is_signed(ty)))
+		return LLVMConstInt(t, 0, 0);
+	if (op == AT_MIN && !type_is_signed(ty))
+		return LLVMConstAllOnes(t);
+	unsigned long long top = 1ull << (bits - 1); /* the signed minimum's bits */
+	return LLVMConstInt(t, op == AT_MAX ? top : top - 1, 0);
+}
+
+/* The workers' own copies of the memories O privatises (o->copy), one block of o->copy
+ * bytes each per worker, filled with the op's identity; NULL when there are none. Sets
+ * their context fields to the copies. *BLOCK gets a worker's bytes, *WORKERS their count. */
+static LLVMValueRef own_copies(L *l, Outline *o, LLVMValueRef *block, LLVMValueRef *workers)
+{
+	int64_t total = 0;
+	int first = -1;
+	for (int k = 0; k < o->nmems; k++) {
+		if (o->copy[k] && first < 0)
+			first = k;
+		total += o->copy[k];
+	}
+	if (!total)
+		return NULL;
+	const UirProgram *p = l->p;
+	*workers = LLVMBuildZExt(l->b, call(l, "uir_parallel_workers", l->t_i32, NULL, NULL, 0), l->t_i64, "workers");
+	*block = i64c(l, total);
+	LLVMTypeRef pt[2] = { l->t_i64, l->t_i64 };
+	LLVMValueRef args[2] = { *workers, *block };
+	LLVMValueRef copies = call(l, "calloc", l->t_ptr, pt, args, 2);
+	LLVMSetValueName2(copies, "copies", 6);
+	l->out->uses_heap = true;
+	int ms = o->mems[first];
+	uint32_t oom = ms < p->nbufs ? (uint32_t)(p->nallocs + ms) : (uint32_t)(ms - p->nbufs); /* jit.c, fault_report() */
+	fail_if(l, LLVMBuildIsNull(l->b, copies, ""), i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | oom)), "oom");
+	int64_t at = 0;
+	for (int k = 0; k < o->nmems; k++) {
+		if (!o->copy[k])
+			continue;
+		int m_slot = o->mems[k];
+		const Mem *m = m_slot < p->nbufs ? p->bufs[m_slot] : p->allocs[m_slot - p->nbufs];
+		LLVMValueRef off = i64c(l, at);
+		LLVMValueRef base = LLVMBuildInBoundsGEP2(l->b, l->t_i8, copies, &off, 1, m->name);
+		o->fv[1 + k] = base;
+		if (o->copy_op[k] != AT_ADD || !type_is_int(m->ty)) { /* calloc's zeros are add's identity */
+			Count w, e;
+			LLVMValueRef wi = count_begin(l, &w, *workers, "copy.fill");
+			LLVMValueRef row = LLVMBuildInBoundsGEP2(l->b, l->t_i8, base, (LLVMValueRef[]){ LLVMBuildMul(l->b, wi, *block, "") }, 1, "");
+			LLVMValueRef ei = count_begin(l, &e, i64c(l, m->size), "copy.fill.e");
+			LLVMValueRef st = LLVMBuildStore(l->b, atomic_identity(l, o->copy_op[k], m->ty),
+							 LLVMBuildInBoundsGEP2(l->b, mem_type(l, m->ty), row, &ei, 1, ""));
+			LLVMSetAlignment(st, (unsigned)uir_type_size(m->ty));
+			count_end(l, &e);
+			count_end(l, &w);
+		}
+		at += o->copy[k];
+	}
+	return copies;
+}
+
+/* Combines the workers' copies (own_copies()) into their memories, in worker order, and
+ * frees them. */
+static void combine_copies(L *l, const Outline *o, LLVMValueRef copies, LLVMValueRef block, LLVMValueRef workers)
+{
+	const UirProgram *p = l->p;
+	int64_t at = 0;
+	for (int k = 0; k < o->nmems; k++) {
+		if (!o->copy[k])
+			continue;
+		int m_slot = o->mems[k];
+		const Mem *m = m_slot < p->nbufs ? p->bufs[m_slot] : p->allocs[m_slot - p->nbufs];
+		LLVMTypeRef t = mem_type(l, m->ty);
+		LLVMValueRef off = i64c(l, at);
+		LLVMValueRef base = LLVMBuildInBoundsGEP2(l->b, l->t_i8, copies, &off, 1, "");
+		Count w, e;
+		LLVMValueRef wi = count_begin(l, &w, workers, "copy.combine");
+		LLVMValueRef row = LLVMBuildInBoundsGEP2(l->b, l->t_i8, base, (LLVMValueRef[]){ LLVMBuildMul(l->b, wi, block, "") }, 1, "");
+		LLVMValueRef ei = count_begin(l, &e, i64c(l, m->size), "copy.combine.e");
+		LLVMValueRef dst = LLVMBuildInBoundsGEP2(l->b, t, l->memptr[m_slot], &ei, 1, "");
+		LLVMValueRef x = LLVMBuildLoad2(l->b, t, dst, "");
+		LLVMValueRef v = LLVMBuildLoad2(l->b, t, LLVMBuildInBoundsGEP2(l->b, t, row, &ei, 1, ""), "");
+		LLVMSetAlignment(x, (unsigned)uir_type_size(m->ty));
+		LLVMSetAlignment(v, (unsigned)uir_type_size(m->ty));
+		LLVMValueRef st = LLVMBuildStore(l->b, atomic_op(l, o->copy_op[k], m->ty, x, v), dst);
+		LLVMSetAlignment(st, (unsigned)uir_type_size(m->ty));
+		count_end(l, &e);
+		count_end(l, &w);
+		at += o->copy[k];
+	}
+	LLVMTypeRef fp = l->t_ptr;
+	call(l, "free", l->t_void, &fp, &copies, 1);
+}
 
 /* Finds what the body of S uses from outside and lays out its context. */
 static void outline_plan(L *l, const Stmt *s, Outline *o)
@@ -634,11 +814,17 @@ static void outline_plan(L *l, const Stmt *s, Outline *o)
 	o->s = s;
 	o->mems = xmalloc((size_t)c->nmems * sizeof *o->mems + 1);
 	o->atomic = xmalloc((size_t)c->nmems * sizeof *o->atomic + 1);
+	o->copy = xcalloc((size_t)c->nmems + 1, sizeof *o->copy);
+	o->copy_op = xcalloc((size_t)c->nmems + 1, sizeof *o->copy_op);
 	for (int k = 0; k < c->nmems; k++) { /* sorted by key, which is mem_slot() */
 		const Mem *m = c->mems[c->sorted[k].at];
 		if (m->home == s)
 			continue;
-		o->atomic[o->nmems] = c->use[c->sorted[k].at] & CAP_ATOMIC;
+		unsigned use = c->use[c->sorted[k].at];
+		o->atomic[o->nmems] = use & CAP_ATOMIC;
+		if (use == CAP_ATOMIC && private_atomic(l, s, m, &o->copy_op[o->nmems]))
+			o->copy[o->nmems] = (mem_bytes(m) + 63) / 64 * 64;
+		o->copy_stride += o->copy[o->nmems];
 		o->mems[o->nmems++] = mem_slot(l, m);
 	}
 	plan_homes(s, &o->h);
@@ -660,6 +846,8 @@ static void outline_plan(L *l, const Stmt *s, Outline *o)
 
 static void outline_free(Outline *o)
 {
+	free(o->copy);
+	free(o->copy_op);
 	free(o->atomic);
 	free(o->mems);
 	free(o->h.on_heap);
@@ -699,7 +887,7 @@ static LLVMValueRef outline_build(L *l, Outline *o)
 	LLVMValueRef *val = xmalloc((size_t)p->nslots * sizeof *val + 1);
 	memcpy(memptr, l->memptr, (size_t)nm * sizeof *memptr);
 	memcpy(val, l->val, (size_t)p->nslots * sizeof *val);
-	LLVMValueRef iter = build_iter(l, o->s, o->mems, o->atomic, o->nmems, &o->h, o->ft);
+	LLVMValueRef iter = build_iter(l, o->s, o->mems, o->atomic, o->copy, o->copy_stride, o->nmems, &o->h, o->ft);
 	LLVMValueRef body = build_chunk(l, o->s, o->ct, o->nf, iter);
 	l->fn = outer;
 	memcpy(l->memptr, memptr, (size_t)nm * sizeof *memptr);
@@ -721,6 +909,8 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef scratch = worker_scratch(l, s, &o.h);
 	if (scratch)
 		o.fv[0] = scratch;
+	LLVMValueRef block = NULL, workers = NULL;
+	LLVMValueRef copies = own_copies(l, &o, &block, &workers);
 	if (s->axis == AX_GLOBAL && s->ndims > 1) /* the blocks of the whole grid */
 		n = LLVMConstInt(l->t_i32, (unsigned long long)nest_stride(s, s->ndims), 0);
 	/* aligned for any captured vector (a <16 x double> field wants 64 bytes) */
@@ -733,6 +923,8 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef args[3] = { n, body, ctx };
 	LLVMValueRef code = call(l, "uir_parallel_for_chunks", l->t_i64, pt, args, 3);
 	LLVMSetValueName2(code, "fault", 5);
+	if (copies) /* after a fault too: nothing is printed then */
+		combine_copies(l, &o, copies, block, workers);
 	if (scratch) {
 		LLVMTypeRef fp = l->t_ptr;
 		call(l, "free", l->t_void, &fp, &scratch, 1);
@@ -876,11 +1068,14 @@ void lower_begin(L *l, UirProgram *p, LLVMContextRef cx, LLVMTargetMachineRef tm
 	l->b = LLVMCreateBuilderInContext(cx);
 	int nm = p->nbufs + p->nallocs;
 	l->memptr = xcalloc((size_t)nm + 1, sizeof *l->memptr);
+	l->own_copy = xcalloc((size_t)nm + 1, sizeof *l->own_copy);
 	l->val = xcalloc((size_t)p->nslots + 1, sizeof *l->val);
 }
 
 void lower_end(L *l)
 {
+	free(l->own_copy);
+	l->own_copy = NULL;
 	free(l->memptr);
 	free(l->val);
 	free(l->slot);

@@ -8,8 +8,9 @@
  *
  * which runs the whole program and returns 0, or a fault code: (SITE + 1) << 32 | the
  * 32 bits of the offset for an access out of bounds at sites[SITE], or UIR_CODE_OOM << 32
- * | the alloc's index when memory for an alloc ran out. Parallel loops are outlined into
- * `i64 @NAME.body(ptr ctx, i32 i, i32 worker)` run by uir_parallel_for().
+ * | the alloc's index when memory for an alloc ran out (| nallocs + the buffer's index for
+ * the workers' copies of a buffer). Parallel loops are outlined into
+ * `i64 @NAME.chunk(ptr ctx, i32 lo, i32 hi, i32 worker)` run by uir_parallel_for_chunks().
  */
 #ifndef UIR_LLVM_LOWER_H
 #define UIR_LLVM_LOWER_H
@@ -18,7 +19,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
-/* The high word of a fault code for an alloc that could not be allocated. */
+/* The high word of a fault code for memory that could not be allocated. */
 #define UIR_CODE_OOM 0xFFFFFFFFu
 
 /* The result of lowering. */

@@ -56,6 +56,9 @@ typedef struct L {
 	/* CPU: in the outlined body of a grid of 2 or 3 dimensions, the flat block number whose
 	 * div and mod give each loop's index (docs/language.md 6.5) */
 	LLVMValueRef grid_flat;
+	/* CPU: by mem_slot, the memories whose atomics update the worker's own copy (the
+	 * parallel loop being lowered privatised them: lower.c, private_atomic()) */
+	bool *own_copy;
 } L;
 
 /* ---- lower_ops.c ---- */

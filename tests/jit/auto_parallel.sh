@@ -40,6 +40,17 @@ for f in "$dir"/*.uir; do
 		if cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "$f $opt differs from the interpreter"; fi
 	done
 done
+# the workers' own copies of memories updated only by integer atomics (docs/llvm.md,
+# "Atomics in parallel loops"): one calloc of the copies, no locked update left; the bits at
+# more threads than cores too (each worker must land on its own copies)
+copies=$("$uir" llvm "$dir/atomic_copies.uir" 2>/dev/null | grep -c 'call .*@calloc')
+locked=$("$uir" llvm "$dir/atomic_copies.uir" 2>/dev/null | grep -c 'atomicrmw')
+if [ "$copies" = 1 ] && [ "$locked" = 0 ]; then ok; else bad "atomic_copies.uir: $copies callocs, $locked atomicrmw; want 1, 0"; fi
+"$uir" run --engine interp --hash "$dir/atomic_copies.uir" >"$tmp/ref" 2>&1
+for t in 3 5 7 8; do
+	"$uir" run --engine jit --threads $t --hash "$dir/atomic_copies.uir" >"$tmp/got" 2>&1
+	if cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "atomic_copies.uir --threads $t differs from the interpreter"; fi
+done
 # `uir opt FILE` checks and runs as FILE does (FILE's own output, or its error)
 opt_same() {
 	"$uir" run --engine interp "$1" >"$tmp/ref" 2>/dev/null
