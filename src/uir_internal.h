@@ -523,6 +523,7 @@ typedef struct RunOptions {
 	void *reset_ctx;
 	bool no_opt;       /* run/llvm --no-opt: the JIT leaves loops as written (no automatic
 	                    * parallel loops, no interchange; docs/llvm.md, "Loop optimisation") */
+	bool no_cache;     /* run --no-cache: compile without the code cache (docs/llvm.md) */
 } RunOptions;
 
 #endif

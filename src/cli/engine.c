@@ -179,6 +179,7 @@ int engine_run(UirProgram *p, void **bufs, UirEngine e, const RunOptions *ro, Ui
 		if (t) {
 			t->engine = "jit";
 			t->loopopt += jt.loopopt_ms;
+			t->cache = jt.cache;
 			t->lower += jt.lower_ms;
 			t->opt += jt.opt_ms;
 			t->jit += jt.jit_ms;
@@ -197,6 +198,9 @@ void engine_print_times(FILE *f, const UirRunTimes *t)
 		"optimisation %.2f ms, JIT %.2f ms, execution %.2f ms, output %.2f ms\n",
 		t->engine ? t->engine : "none", t->parse_check, t->load, t->loopopt, t->lower, t->opt, t->jit, t->exec,
 		t->output);
+	if (t->engine && !strcmp(t->engine, "jit"))
+		fprintf(f, "time: code cache %s\n", t->cache == UIR_CACHE_HIT ? "hit (no LLVM passes, no code generation)"
+						  : t->cache == UIR_CACHE_MISS ? "miss (compiled, kept)" : "off");
 	if (t->runs > 1)
 		fprintf(f, "time: execution is the median of %d runs (fastest %.2f ms)\n", t->runs, t->exec_min);
 }

@@ -16,6 +16,7 @@ typedef enum { UIR_ENGINE_AUTO, UIR_ENGINE_JIT, UIR_ENGINE_INTERP } UirEngine;
 typedef struct UirRunTimes {
 	double parse_check, load, loopopt, lower, opt, jit, exec, output;
 	const char *engine; /* "interp" or "jit": the engine that ran */
+	int cache;          /* the JIT's code cache: UIR_CACHE_OFF, _MISS, _HIT (llvm_api.h) */
 	int runs;           /* kernel runs (`run --repeat`); exec is their median when > 1 */
 	double exec_min;    /* the fastest of them */
 } UirRunTimes;

@@ -39,6 +39,7 @@ static const char run_usage[] =
 	"  --no-opt                  JIT: run the loops as written (no automatic parallel\n"
 	"                            loops, privatisation, scalar expansion or interchange);\n"
 	"                            the result is the same\n"
+	"  --no-cache                JIT: compile without the code cache (docs/llvm.md)\n"
 	"  --time                    print where the time went on standard error\n"
 	"  --repeat N                run the kernel N times (1 to 1000000), giving the buffers\n"
 	"                            their starting values before each; --time shows the\n"
@@ -60,7 +61,7 @@ typedef struct RunArgs {
 	bool hash;
 	int threads;
 	UirEngine engine;
-	bool no_bounds, time, no_opt;
+	bool no_bounds, time, no_opt, no_cache;
 	int repeat; /* --repeat N (0: once) */
 	bool racecheck; /* --racecheck: src/interp/racecheck.c */
 } RunArgs;
@@ -77,6 +78,7 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		{ "threads", required_argument, NULL, 't' },
 		{ "no-bounds-check", no_argument, NULL, 'B' },
 		{ "no-opt", no_argument, NULL, 'O' },
+		{ "no-cache", no_argument, NULL, 'C' },
 		{ "time", no_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "racecheck", no_argument, NULL, 'R' },
@@ -121,6 +123,9 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 			break;
 		case 'O':
 			a->no_opt = true;
+			break;
+		case 'C':
+			a->no_cache = true;
 			break;
 		case 'T':
 			a->time = true;
@@ -354,7 +359,8 @@ static int run_file(const RunArgs *a)
 	if (rc < 0) {
 		ResetCtx reset = { p, data, a };
 		RunOptions opt = { .threads = a->threads, .bounds_check = !a->no_bounds, .repeat = a->repeat,
-				    .reset = reset_buffers, .reset_ctx = &reset, .no_opt = a->no_opt };
+				    .reset = reset_buffers, .reset_ctx = &reset, .no_opt = a->no_opt,
+				    .no_cache = a->no_cache };
 		int erc;
 		if (a->racecheck) {
 			double t2 = uir_now_ms();

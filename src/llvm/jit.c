@@ -14,6 +14,7 @@
  * the process).
  */
 #include "lower.h"
+#include "code_cache.h"
 #include "../opt/opt.h"
 #include "math_bc.h"
 #include "uir_parallel.h"
@@ -329,7 +330,7 @@ static void add_aot_wrapper(UirProgram *p, Lowered *lw)
  * attributes, the object wrapper (AOT), verification, then the pass pipeline when
  * o->opt_level > 0. Returns 0 or an exit status after a message. */
 static int build(UirProgram *p, LLVMContextRef cx, const RunOptions *o, LLVMTargetMachineRef tm, bool aot,
-		 Lowered *lw, UirJitTimes *t)
+		 Lowered *lw, UirJitTimes *t, char **cache_path, LLVMMemoryBufferRef *cached)
 {
 	double t0 = now_ms();
 	if (!lower_program(p, cx, tm, o, lw))
@@ -346,6 +347,12 @@ static int build(UirProgram *p, LLVMContextRef cx, const RunOptions *o, LLVMTarg
 		return rc;
 	}
 	LLVMDisposeMessage(msg);
+	if (cache_path && (*cache_path = code_cache_path(m, tm)) != NULL &&
+	    (*cached = code_cache_load(*cache_path)) != NULL) {
+		if (t)
+			t->lower_ms += now_ms() - t0;
+		return 0; /* compiled before: no passes, no code generation */
+	}
 	if (lw->uses_math && (o->opt_level > 0 || aot) && !link_math(m))
 		return UIR_EXIT_INTERNAL;
 	if (aot && lw->uses_math && !uir_math_bc_len) {
@@ -476,14 +483,23 @@ static int jit_run(UirProgram *p, void **bufs, const RunOptions *o, UirJitTimes 
 	UirProgram *orig = p;
 	if (q)
 		p = q;
-	int rc = build(p, cx, o, tm, false, &lw, t);
-	double t0 = now_ms();
+	char *cache_path = NULL;
 	LLVMMemoryBufferRef obj = NULL;
+	bool cache = code_cache_on(o);
+	int rc = build(p, cx, o, tm, false, &lw, t, cache ? &cache_path : NULL, &obj);
+	if (t)
+		t->cache = !cache ? UIR_CACHE_OFF : obj ? UIR_CACHE_HIT : UIR_CACHE_MISS;
+	double t0 = now_ms();
 	char *msg = NULL;
-	if (!rc && LLVMTargetMachineEmitToMemoryBuffer(tm, lw.mod, LLVMObjectFile, &msg, &obj)) {
-		rc = internal("cannot generate code", msg);
-		LLVMDisposeMessage(msg);
+	if (!rc && !obj) {
+		if (LLVMTargetMachineEmitToMemoryBuffer(tm, lw.mod, LLVMObjectFile, &msg, &obj)) {
+			rc = internal("cannot generate code", msg);
+			LLVMDisposeMessage(msg);
+		} else if (cache_path) {
+			code_cache_store(cache_path, obj);
+		}
 	}
+	free(cache_path);
 	LLVMDisposeTargetMachine(tm);
 	LLVMContextDispose(cx);
 	if (rc) {
@@ -547,7 +563,7 @@ static int print_ir(UirProgram *p, const RunOptions *o, FILE *out)
 	LLVMContextRef cx = LLVMContextCreate();
 	Lowered lw;
 	UirProgram *q = rewritten(p, o, NULL);
-	int rc = build(q ? q : p, cx, o, tm, false, &lw, NULL);
+	int rc = build(q ? q : p, cx, o, tm, false, &lw, NULL, NULL, NULL);
 	if (!rc) {
 		char *s = LLVMPrintModuleToString(lw.mod);
 		fputs(s, out);
@@ -570,7 +586,7 @@ static int emit(UirProgram *p, const RunOptions *o, UirEmitKind kind, const char
 		return UIR_EXIT_INTERNAL;
 	LLVMContextRef cx = LLVMContextCreate();
 	Lowered lw;
-	int rc = build(p, cx, o, tm, true, &lw, NULL);
+	int rc = build(p, cx, o, tm, true, &lw, NULL, NULL, NULL);
 	if (!rc) {
 		/* made in memory and written here: LLVM's own file streams end the process with
 		 * "LLVM ERROR: IO failure" when a write fails (-o /dev/full) */

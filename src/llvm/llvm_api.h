@@ -16,10 +16,13 @@
 #define UIR_LLVM_API_VERSION 8
 
 /* Where the time of a JIT run went, in milliseconds. */
+enum { UIR_CACHE_OFF, UIR_CACHE_MISS, UIR_CACHE_HIT };
+
 typedef struct UirJitTimes {
 	double load_ms;  /* loading the module: not filled by the module, which is loaded before
 	                  * it runs; uir_llvm_load() (src/cli/engine.c) measures that */
 	double loopopt_ms; /* the loop optimiser (src/opt/), its rewrite and the new check */
+	int cache;         /* the code cache: UIR_CACHE_OFF, _MISS (compiled and kept), _HIT */
 	double lower_ms; /* syntax tree to LLVM IR */
 	double opt_ms;   /* the pass pipeline */
 	double jit_ms;   /* machine code generation and linking */

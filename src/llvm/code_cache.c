@@ -1,0 +1,192 @@
+/* code_cache.c - the cache of compiled code of `uir run` (docs/llvm.md, "Code cache").
+ *
+ * The JIT spends 10-60 ms in LLVM's passes and code generation for a kernel whose
+ * execution may take less. The object code it makes depends only on the lowered module
+ * (the program, the optimiser's decisions, whether bounds are checked: all in its IR), the
+ * target machine (triple, CPU, features) and the build of uir (the LLVM it links, the math
+ * bitcode, the pass pipeline). So the object is kept in a file named by a 128-bit hash of
+ * those: the module's IR text, the target's description, and the identity of this build's
+ * uir-llvm.so (its path, size, modification time and inode). A later run of the same
+ * program lowers it again (well under a millisecond), finds the file and links it, skipping
+ * the passes and code generation.
+ *
+ * Where: $UIR_CACHE_DIR, else $XDG_CACHE_HOME/uir, else $HOME/.cache/uir. Off with
+ * UIR_CACHE=0 or `run --no-cache`. Files are written under a temporary name and renamed, so
+ * a concurrent run never reads half a file; a file that cannot be read or linked is ignored
+ * (and compiled again: an object is parsed by LLVM's object reader before it is used), and
+ * a cache that cannot be written costs nothing but the time.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr, vasprintf */
+#endif
+#include "code_cache.h"
+#include "../uir_internal.h"
+#include <dlfcn.h>
+#include <llvm-c/Object.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Objects above this size are not kept (a file per program, never evicted: keep it small). */
+#define CACHE_MAX_OBJECT (16 << 20)
+
+/* A malloc'ed formatted string (exits on out of memory, as xmalloc does). */
+static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dup_printf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		uir_internal_error(__FILE__, __LINE__, "out of memory");
+	return s;
+}
+
+typedef struct Hash128 {
+	uint64_t a, b;
+} Hash128;
+
+/* FNV-1a 64 twice, from two offset bases (the second over the bytes' complement): 128 bits,
+ * so that two different modules meet in one file name with probability about 2^-128. */
+static void hash_add(Hash128 *h, const void *data, size_t n)
+{
+	const unsigned char *s = data;
+	for (size_t i = 0; i < n; i++) {
+		h->a = (h->a ^ s[i]) * 0x100000001b3ull;
+		h->b = (h->b ^ (unsigned char)~s[i]) * 0x100000001b3ull;
+	}
+}
+
+static void hash_str(Hash128 *h, const char *s)
+{
+	hash_add(h, s, strlen(s) + 1);
+}
+
+bool code_cache_on(const RunOptions *o)
+{
+	const char *e = getenv("UIR_CACHE");
+	return !o->no_cache && !(e && !strcmp(e, "0"));
+}
+
+/* The cache directory (malloc'ed), or NULL when no place is named. */
+static char *cache_dir(void)
+{
+	const char *d = getenv("UIR_CACHE_DIR");
+	if (d && *d)
+		return dup_printf("%s", d);
+	d = getenv("XDG_CACHE_HOME");
+	if (d && *d == '/')
+		return dup_printf("%s/uir", d);
+	d = getenv("HOME");
+	if (d && *d == '/')
+		return dup_printf("%s/.cache/uir", d);
+	return NULL;
+}
+
+/* mkdir -p DIR (the cache's parents: ~/.cache may not exist yet). */
+static bool make_dirs(char *dir)
+{
+	for (char *s = dir + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		bool ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
+		*s = '/';
+		if (!ok)
+			return false;
+	}
+	return mkdir(dir, 0777) == 0 || errno == EEXIST;
+}
+
+char *code_cache_path(LLVMModuleRef m, LLVMTargetMachineRef tm)
+{
+	char *dir = cache_dir();
+	if (!dir)
+		return NULL;
+	Hash128 h = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
+	hash_str(&h, "uir code cache 1");
+	/* this build: the module's file */
+	Dl_info info;
+	struct stat st;
+	if (dladdr((void *)code_cache_path, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0) {
+		hash_str(&h, info.dli_fname);
+		int64_t id[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec,
+				  (int64_t)st.st_ino };
+		hash_add(&h, id, sizeof id);
+	} else {
+		free(dir);
+		return NULL; /* no identity for the build: no cache */
+	}
+	char *s = LLVMGetTargetMachineTriple(tm);
+	hash_str(&h, s);
+	LLVMDisposeMessage(s);
+	s = LLVMGetTargetMachineCPU(tm);
+	hash_str(&h, s);
+	LLVMDisposeMessage(s);
+	s = LLVMGetTargetMachineFeatureString(tm);
+	hash_str(&h, s);
+	LLVMDisposeMessage(s);
+	s = LLVMPrintModuleToString(m);
+	hash_str(&h, s);
+	LLVMDisposeMessage(s);
+	char *path = dup_printf("%s/%016llx%016llx.o", dir, (unsigned long long)h.a, (unsigned long long)h.b);
+	free(dir);
+	return path;
+}
+
+LLVMMemoryBufferRef code_cache_load(const char *path)
+{
+	LLVMMemoryBufferRef buf = NULL;
+	char *msg = NULL;
+	if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+		LLVMDisposeMessage(msg);
+		return NULL;
+	}
+	/* a file that is not a whole object (cut short, overwritten) is ignored */
+	LLVMBinaryRef bin = NULL;
+	if (LLVMGetBufferSize(buf) >= 4 && !memcmp(LLVMGetBufferStart(buf), "\177ELF", 4))
+		bin = LLVMCreateBinary(buf, NULL, &msg);
+	if (!bin) {
+		LLVMDisposeMessage(msg);
+		LLVMDisposeMemoryBuffer(buf);
+		return NULL;
+	}
+	LLVMDisposeBinary(bin);
+	return buf;
+}
+
+void code_cache_store(const char *path, LLVMMemoryBufferRef obj)
+{
+	size_t n = LLVMGetBufferSize(obj);
+	if (n > CACHE_MAX_OBJECT)
+		return;
+	char *dir = dup_printf("%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	if (!slash || !make_dirs(dir)) {
+		free(dir);
+		return;
+	}
+	char *tmp = dup_printf("%s/.tmp-XXXXXX", dir);
+	free(dir);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return;
+	}
+	FILE *f = fdopen(fd, "wb");
+	bool ok = f && fwrite(LLVMGetBufferStart(obj), 1, n, f) == n;
+	ok = f && fclose(f) == 0 && ok;
+	if (!f)
+		close(fd);
+	if (!ok || rename(tmp, path) != 0)
+		remove(tmp);
+	free(tmp);
+}

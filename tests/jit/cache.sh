@@ -1,0 +1,43 @@
+#!/bin/sh
+# cache.sh UIR SRCROOT - the code cache of `uir run` (docs/llvm.md, "Code cache"): a first
+# run compiles and keeps the object, a second finds it (no passes, no code generation) and
+# prints the same bits; a file cut short or overwritten is compiled again; UIR_CACHE=0 and
+# --no-cache leave the cache alone; a cache that cannot be written changes nothing but time;
+# a change of the program (or of an option that changes the code) is a new entry.
+uir=${1:?usage: cache.sh UIR SRCROOT}
+root=${2:?usage: cache.sh UIR SRCROOT}
+. "$root/tests/cli/expect.sh"
+prog=$root/tests/jit/parallel/atomic_copies.uir # loaded offsets: checked unless --no-bounds-check
+UIR_CACHE_DIR=$tmp/cache
+export UIR_CACHE_DIR
+unset UIR_CACHE
+"$uir" run --engine interp --hash "$prog" >"$tmp/ref" 2>&1
+entries() { find "$tmp/cache" -name '*.o' 2>/dev/null | wc -l | tr -d ' '; }
+run_as() { # WANT (miss|hit|off) [OPTION...]: one run, its cache line and its output
+	want=$1
+	shift
+	"$uir" run --engine jit --time --hash "$@" "$prog" >"$tmp/got" 2>"$tmp/err"
+	if grep -q "^time: code cache $want" "$tmp/err" && cmp -s "$tmp/ref" "$tmp/got"; then ok; else
+		bad "run $* (want cache $want):"; cat "$tmp/err"; fi
+}
+run_as miss
+[ "$(entries)" = 1 ] && ok || bad "after the first run: $(entries) entries, want 1"
+run_as hit
+run_as hit --threads 1
+run_as miss --no-bounds-check # other code: another entry
+[ "$(entries)" = 2 ] && ok || bad "after --no-bounds-check: $(entries) entries, want 2"
+run_as off --no-cache
+UIR_CACHE=0 run_as off
+[ "$(entries)" = 2 ] && ok || bad "off runs wrote entries: $(entries), want 2"
+# a damaged entry is ignored, compiled again and replaced
+for f in "$tmp"/cache/*.o; do head -c 200 "$f" >"$tmp/cut" && cat "$tmp/cut" >"$f"; done
+run_as miss
+run_as hit
+for f in "$tmp"/cache/*.o; do echo garbage >"$f"; done
+run_as miss
+run_as hit
+# nowhere to write: runs as without a cache
+UIR_CACHE_DIR=/proc/uir-no-such-dir run_as miss
+UIR_CACHE_DIR=/proc/uir-no-such-dir run_as miss
+echo "code cache: $pass passed, $fail failed"
+[ "$fail" = 0 ]
