@@ -256,6 +256,9 @@ struct Stmt {
 	                         * carried out by rewriting the program (opt/rewrite.c) */
 	Mem *opt_expand;        /* scalar alloc expanded over this loop, which is distributed
 	                         * (opt/expand.c, carried out by opt/rewrite.c) */
+	Mem **opt_rename;       /* opt_private: privatised allocs used outside the loop too,
+	                         * whose accesses in it get an alloc of their own */
+	int nopt_rename;
 	const Stmt *opt_inner;  /* interchanged with this loop, its body's loop */
 };
 

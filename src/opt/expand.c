@@ -21,7 +21,7 @@
  *     every loop in it has a literal bound (no overflow check on entry, docs/language.md
  *     4.8.3); every access in its body is proven in bounds (no fault can move);
  *   - m is an alloc private to j (private.c): every iteration writes it before reading it,
- *     and nothing outside j uses it; it is scalar (every access one element at a constant
+ *     and no value j leaves in it is read; it is scalar (every access one element at a constant
  *     offset), so m_x[j * size + c] is iteration j's element c;
  *   - no two iterations of j conflict on any other memory (loop_independent(), the
  *     checker's exact analysis): statement instances of different iterations then touch
@@ -29,8 +29,11 @@
  *     order -- the distributed loops keep it -- gives the same bits;
  *   - LETS stand before the first store and read no memory the body writes: recomputed in
  *     each distributed loop, they take the same values.
- * Profitability: some loop of the body after the first store accesses m (the reduction) and
- * would vectorise over j once interchanged (interchange_pays()).
+ * Profitability: some loop of the body after the first store accesses m (the reduction),
+ * with more than OPT_EXPAND_MIN_TRIPS iterations in all, and would vectorise over j once
+ * interchanged (interchange_pays()). A smaller reduction (a 3 x 3 stencil's) LLVM unrolls
+ * whole, and then vectorises j itself with m in a register per lane: expanded, the 3x3
+ * convolution of 2048 x 2048 ran 3.7 ms instead of 2.3 (9 passes over a row of sums).
  */
 #include "opt.h"
 #include <stdlib.h>
@@ -109,6 +112,21 @@ typedef struct Only {
 	const Mem *m;
 } Only;
 
+/* The iterations of the innermost bodies of loop nest S (literal bounds): a nest of 3 x 3
+ * counts 9. */
+static int64_t nest_trips(const Stmt *s)
+{
+	int64_t inner = 0;
+	bool any = false;
+	for (const Stmt *t = s->body; t; t = t->next)
+		if (t->kind == ST_LOOP) {
+			inner += nest_trips(t);
+			any = true;
+		}
+	int64_t n = s->bound_lit > 0 ? s->bound_lit : 1;
+	return n * (any ? (inner > 0 ? inner : 1) : 1);
+}
+
 static bool only_m(void *ctx, const Mem *m)
 {
 	return ((Only *)ctx)->m == m;
@@ -130,12 +148,13 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	for (const Stmt *t = s1->next; t; t = t->next) {
 		if (t->kind == ST_LET)
 			return NULL; /* lets after the first store: not distributed */
-		if (t->kind == ST_LOOP && t->axis == AX_NONE && t->bound_lit >= 1 && mem_accesses(t->body, m) > 0 &&
-		    interchange_pays(p, j, t))
+		if (t->kind == ST_LOOP && t->axis == AX_NONE && t->bound_lit >= 1 && nest_trips(t) > OPT_EXPAND_MIN_TRIPS &&
+		    mem_accesses(t->body, m) > 0 && interchange_pays(p, j, t))
 			reduction = true;
 	}
 	if (!reduction)
 		return NULL;
+	bool outside; /* other uses of m keep it: the expansion replaces j's alone */
 	Ex x = { .m = m, .ok = true, .p = p };
 	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
 	body_ok(&x, j->body);
@@ -143,7 +162,7 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 		if (loads_written(&x, t->value))
 			x.ok = false;
 	free(x.written);
-	if (!x.ok || !rewrite_layout_ok(p, j, m) || !alloc_private(o, j, m))
+	if (!x.ok || !rewrite_layout_ok(p, j, m) || !alloc_private(o, j, m, &outside))
 		return NULL;
 	Only only = { m };
 	if (!loop_independent(p, j, only_m, &only))

@@ -18,6 +18,7 @@
  */
 #include "opt.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* Whether the statements S hold a loop. */
 static bool has_loop(const Stmt *s)
@@ -46,14 +47,21 @@ typedef struct Priv {
 	const Stmt *loop;
 	double work;  /* of one iteration */
 	bool used;    /* some alloc needed a copy */
+	Mem **rename; /* those used outside the loop too (Stmt.opt_rename) */
+	int nrename;
 } Priv;
 
 static bool privatise(void *ctx, const Mem *m)
 {
 	Priv *v = ctx;
-	if (!alloc_private(v->o, v->loop, m) || (double)m->size > v->work)
+	bool outside;
+	if (!alloc_private(v->o, v->loop, m, &outside) || (double)m->size > v->work)
 		return false;
 	v->used = true;
+	if (outside) {
+		v->rename = xrealloc(v->rename, (size_t)(v->nrename + 1) * sizeof *v->rename);
+		v->rename[v->nrename++] = (Mem *)m;
+	}
 	return true;
 }
 
@@ -74,19 +82,27 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			p->opt_rewrites = true;
 			continue;
 		}
+		if (s->axis == AX_NONE)
+			s->opt_inner = interchange_inner(p, s);
 		double work = loop_work(s);
-		if (!par && s->axis == AX_NONE && work > 0 && work >= (has_loop(s->body) ? min_work : min_flat)) {
-			Priv v = { o, s, stmts_work(s->body), false };
+		/* an interchange, which vectorises the nest, is preferred to running it on the pool */
+		if (!par && !s->opt_inner && s->axis == AX_NONE && work > 0 &&
+		    work >= (has_loop(s->body) ? min_work : min_flat)) {
+			Priv v = { o, s, stmts_work(s->body), false, NULL, 0 };
 			if (loop_independent(p, s, privatise, &v)) {
 				if (v.used)
 					s->opt_private = p->opt_rewrites = true;
 				else
 					s->opt_parallel = true;
+				if (v.nrename) {
+					s->opt_rename = arena_alloc(&p->arena, (size_t)v.nrename * sizeof *s->opt_rename);
+					memcpy(s->opt_rename, v.rename, (size_t)v.nrename * sizeof *s->opt_rename);
+					s->nopt_rename = v.nrename;
+				}
 				par = true;
 			}
+			free(v.rename);
 		}
-		if (s->axis == AX_NONE)
-			s->opt_inner = interchange_inner(p, s);
 		walk(o, s->body, par, min_work, min_flat);
 	}
 }

@@ -23,6 +23,8 @@
  * at most OPT_EXPAND_ELEMENTS (a row that stays in the first-level cache). */
 #define OPT_EXPAND_SCALAR 16
 #define OPT_EXPAND_ELEMENTS 16384
+/* ... and only around a reduction of more iterations than this (expand.c). */
+#define OPT_EXPAND_MIN_TRIPS 64
 
 /* Sets Stmt.opt_parallel, opt_private, opt_expand and opt_inner over checked program P,
  * once (UirProgram.optimised), and UirProgram.opt_rewrites when some decision needs the
@@ -56,9 +58,10 @@ typedef struct OptCtx {
 } OptCtx;
 
 /* private.c: whether alloc M can be given a copy per iteration of plain loop LOOP with
- * every result bit kept (every iteration writes each element it reads first; nothing
- * outside LOOP uses M). */
-bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m);
+ * every result bit kept (every iteration writes each element it reads first; no value
+ * LOOP leaves in M is read). *OUTSIDE says whether code outside LOOP uses M too: then
+ * LOOP's accesses must go to an alloc of their own (opt/rewrite.c renames them). */
+bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside);
 /* The loads, stores and atomics of M in the statements S (and below). */
 int64_t mem_accesses(const Stmt *s, const Mem *m);
 

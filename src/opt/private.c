@@ -3,9 +3,10 @@
  * changing any result (docs/llvm.md, "Privatisation").
  *
  * Alloc M is private to loop L when
- *   - M has no home (no thread or global loop gives it copies already) and every load,
- *     store and atomic of M is in L's body, so no value of M enters L or leaves it (allocs
- *     are never printed);
+ *   - M has no home (no thread or global loop gives it copies already), and no value L
+ *     leaves in M is read: either every load, store and atomic of M is in L's body (allocs
+ *     are never printed), or on every path from L's end M is written before it is read
+ *     (dead_after(); the caller then gives L's accesses an alloc of their own);
  *   - no atomic updates M, and every element a load of M reads in an iteration was written
  *     earlier in that iteration. Shown by walking the body in order with the set of
  *     elements certainly written so far: a store counts when nothing conditional stands
@@ -118,66 +119,100 @@ static void loads(Cover *c, const Expr *e)
 		c->ok = false;
 }
 
-static void walk(Cover *c, const Stmt *s, bool cond)
+static void walk(Cover *c, const Stmt *s, const Stmt *stop, bool cond);
+
+/* One statement S; COND: something conditional stands between it and the walk's start. */
+static void walk_one(Cover *c, const Stmt *s, bool cond)
 {
-	for (; s && c->ok; s = s->next) {
-		switch (s->kind) {
-		case ST_LET:
-			loads(c, s->value);
+	switch (s->kind) {
+	case ST_LET:
+		loads(c, s->value);
+		break;
+	case ST_STORE:
+	case ST_ATOMIC: {
+		loads(c, s->off);
+		loads(c, s->val);
+		if (s->mem != c->m || !c->ok)
 			break;
-		case ST_STORE:
-		case ST_ATOMIC: {
-			loads(c, s->off);
-			loads(c, s->val);
-			if (s->mem != c->m || !c->ok)
-				break;
-			if (s->kind == ST_ATOMIC) {
-				c->ok = false; /* an atomic reads the element */
-				break;
-			}
-			if (cond)
-				break;
-			Range r = s->off->rng;
-			int64_t w = s->width > 1 ? s->width : 1;
-			const Sym *v;
-			int64_t k;
-			if (r.known && r.lo == r.hi) {
-				add_interval(c, r.lo, r.hi + w - 1);
-			} else if (w == 1 && var_plus(s->off, &v, &k)) {
-				if (c->npend == c->cappend) {
-					c->cappend = c->cappend ? 2 * c->cappend : 8;
-					c->pend = xrealloc(c->pend, (size_t)c->cappend * sizeof *c->pend);
-				}
-				c->pend[c->npend++] = (Pend){ v, k };
-			}
+		if (s->kind == ST_ATOMIC) {
+			c->ok = false; /* an atomic reads the element */
 			break;
 		}
-		case ST_LOOP: {
-			loads(c, s->value);
-			Range b = s->value->rng;
-			bool runs = b.known && b.lo >= 1;
-			int from = c->npend;
-			walk(c, s->body, cond || !runs);
-			/* this loop's index leaves scope: its pending stores become elements */
-			int k = from;
-			for (int i = from; i < c->npend; i++) {
-				if (c->pend[i].v != s->sym)
-					c->pend[k++] = c->pend[i];
-				else if (b.known && b.lo == b.hi)
-					add_interval(c, c->pend[i].c, c->pend[i].c + b.lo - 1);
+		if (cond)
+			break;
+		Range r = s->off->rng;
+		int64_t w = s->width > 1 ? s->width : 1;
+		const Sym *v;
+		int64_t k;
+		if (r.known && r.lo == r.hi) {
+			add_interval(c, r.lo, r.hi + w - 1);
+		} else if (w == 1 && var_plus(s->off, &v, &k)) {
+			if (c->npend == c->cappend) {
+				c->cappend = c->cappend ? 2 * c->cappend : 8;
+				c->pend = xrealloc(c->pend, (size_t)c->cappend * sizeof *c->pend);
 			}
-			c->npend = k;
-			break;
+			c->pend[c->npend++] = (Pend){ v, k };
 		}
-		case ST_IF:
-			loads(c, s->cond);
-			walk(c, s->then_, true);
-			walk(c, s->else_, true);
-			break;
-		default:
-			break;
-		}
+		break;
 	}
+	case ST_LOOP: {
+		loads(c, s->value);
+		Range b = s->value->rng;
+		bool runs = b.known && b.lo >= 1;
+		int from = c->npend;
+		walk(c, s->body, NULL, cond || !runs);
+		/* this loop's index leaves scope: its pending stores become elements */
+		int k = from;
+		for (int i = from; i < c->npend; i++) {
+			if (c->pend[i].v != s->sym)
+				c->pend[k++] = c->pend[i];
+			else if (b.known && b.lo == b.hi)
+				add_interval(c, c->pend[i].c, c->pend[i].c + b.lo - 1);
+		}
+		c->npend = k;
+		break;
+	}
+	case ST_IF:
+		loads(c, s->cond);
+		walk(c, s->then_, NULL, true);
+		walk(c, s->else_, NULL, true);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The statements from S on, up to STOP (not included; NULL: to the end of the block). */
+static void walk(Cover *c, const Stmt *s, const Stmt *stop, bool cond)
+{
+	for (; s && s != stop && c->ok; s = s->next)
+		walk_one(c, s, cond);
+}
+
+/* Whether the statements from S up to STOP read M only where they wrote it first. */
+static bool covered_run(const Mem *m, const Stmt *s, const Stmt *stop)
+{
+	Cover c = { .m = m, .ok = true };
+	walk(&c, s, stop, false);
+	free(c.pend);
+	return c.ok;
+}
+
+/* Whether no value that LOOP leaves in M is ever read: on every path from the loop's end, M
+ * is written before it is read. Each stretch of code that can follow it is asked alone,
+ * from nothing written (sufficient): the statements after it in its block; when its block
+ * is a loop's body, that body's statements before it (the next iteration); then the same
+ * one level up, to the end of the program. */
+static bool dead_after(const Stmt *loop, const Mem *m)
+{
+	for (const Stmt *cur = loop; cur; cur = cur->parent) {
+		if (!covered_run(m, cur->next, NULL))
+			return false;
+		const Stmt *par = cur->parent;
+		if (par && par->kind == ST_LOOP && !covered_run(m, par->body, cur))
+			return false;
+	}
+	return true;
 }
 
 /* The loads, stores and atomics of M in E. */
@@ -207,17 +242,15 @@ int64_t mem_accesses(const Stmt *s, const Mem *m)
 	return n;
 }
 
-bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m)
+bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside)
 {
 	if (!m->is_alloc || m->home || (int64_t)uir_type_size(m->ty) * m->size > OPT_PRIVATE_BYTES)
 		return false;
 	int key = o->p->nbufs + m->index;
 	if (o->accesses[key] < 0)
 		o->accesses[key] = mem_accesses(o->p->top, m);
-	if (mem_accesses(loop->body, m) != o->accesses[key])
+	*outside = mem_accesses(loop->body, m) != o->accesses[key];
+	if (*outside && !dead_after(loop, m))
 		return false;
-	Cover c = { .m = m, .ok = true };
-	walk(&c, loop->body, false);
-	free(c.pend);
-	return c.ok;
+	return covered_run(m, loop->body, NULL);
 }

@@ -23,12 +23,20 @@ typedef struct Seg {
 	bool copy;
 } Seg;
 
+/* A name token of the old text at AT (LEN bytes) written as NAME wherever it is copied. */
+typedef struct Ren {
+	size_t at, len;
+	const char *name;
+} Ren;
+
 typedef struct Out {
 	UirProgram *p;
 	char *s;
 	size_t n, cap;
 	Seg *seg;
 	int nseg, capseg;
+	Ren *ren; /* sorted by AT */
+	int nren, capren;
 } Out;
 
 static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
@@ -50,11 +58,29 @@ static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
 	o->s[o->n] = 0;
 }
 
-/* The old text [FROM, TO). */
-static void copy(Out *o, size_t from, size_t to)
+static void copy_plain(Out *o, size_t from, size_t to)
 {
 	if (to > from)
 		put(o, o->p->src + from, to - from, from, true);
+}
+
+/* The old text [FROM, TO), with the renamed tokens in it written as their new names. */
+static void copy(Out *o, size_t from, size_t to)
+{
+	int lo = 0, hi = o->nren; /* the first rename at or after FROM */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (o->ren[mid].at < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int k = lo; k < o->nren && o->ren[k].at + o->ren[k].len <= to; k++) {
+		copy_plain(o, from, o->ren[k].at);
+		put(o, o->ren[k].name, strlen(o->ren[k].name), o->ren[k].at, false);
+		from = o->ren[k].at + o->ren[k].len;
+	}
+	copy_plain(o, from, to);
 }
 
 /* New text written for the old text's place AT. */
@@ -279,11 +305,13 @@ bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m)
 	return x.ok;
 }
 
-/* A name for the expansion of M: NAME_x, NAME_x2, ... that the text holds nowhere. */
-static const char *new_name(UirProgram *p, const Mem *m, const char **taken, int ntaken)
+/* A name for a new alloc made of M: NAME_SUFFIX, NAME_SUFFIX2, ... that the text holds
+ * nowhere (SUFFIX "x" for an expansion, "p" for a privatised copy). */
+static const char *new_name(UirProgram *p, const Mem *m, const char *suffix, const char **taken, int ntaken)
 {
 	for (int k = 1;; k++) {
-		const char *c = k == 1 ? fmt_str(&p->arena, "%s_x", m->name) : fmt_str(&p->arena, "%s_x%d", m->name, k);
+		const char *c = k == 1 ? fmt_str(&p->arena, "%s_%s", m->name, suffix)
+				       : fmt_str(&p->arena, "%s_%s%d", m->name, suffix, k);
 		bool used = strstr(p->src, c) != NULL;
 		for (int i = 0; i < ntaken && !used; i++)
 			used = !strcmp(taken[i], c);
@@ -354,6 +382,7 @@ typedef struct Edit {
 
 typedef struct Edits {
 	UirProgram *p;
+	Out *o;        /* the renames go there */
 	bool comments; /* a comment above every interchanged nest */
 	Edit *v;
 	int n, cap;
@@ -368,6 +397,80 @@ static void add(Edits *e, Edit d)
 		e->v = xrealloc(e->v, (size_t)e->cap * sizeof *e->v);
 	}
 	e->v[e->n++] = d;
+}
+
+static const char *take_name(Edits *e, const Mem *m, const char *suffix)
+{
+	const char *name = new_name(e->p, m, suffix, e->names, e->nnames);
+	if (e->nnames == e->capnames) {
+		e->capnames = e->capnames ? 2 * e->capnames : 8;
+		e->names = xrealloc(e->names, (size_t)e->capnames * sizeof *e->names);
+	}
+	e->names[e->nnames++] = name;
+	return name;
+}
+
+static void ren(Out *o, const UirProgram *p, Loc at, const Mem *m, const char *name)
+{
+	if (o->nren == o->capren) {
+		o->capren = o->capren ? 2 * o->capren : 16;
+		o->ren = xrealloc(o->ren, (size_t)o->capren * sizeof *o->ren);
+	}
+	o->ren[o->nren++] = (Ren){ pos((UirProgram *)p, at), strlen(m->name), name };
+}
+
+static void ren_expr(Out *o, const UirProgram *p, const Expr *e, const Mem *m, const char *name)
+{
+	if (!e || e->kind != EX_OP)
+		return;
+	if (e->op == OP_LOAD && e->mem == m)
+		ren(o, p, e->mem_loc, m, name);
+	for (int i = 0; i < e->nargs; i++)
+		ren_expr(o, p, e->args[i], m, name);
+}
+
+/* Every access of M in the statements S is written as NAME. */
+static void ren_stmts(Out *o, const UirProgram *p, const Stmt *s, const Mem *m, const char *name)
+{
+	for (; s; s = s->next) {
+		if ((s->kind == ST_STORE || s->kind == ST_ATOMIC) && s->mem == m)
+			ren(o, p, s->mem_loc, m, name);
+		ren_expr(o, p, s->value, m, name);
+		ren_expr(o, p, s->off, m, name);
+		ren_expr(o, p, s->val, m, name);
+		ren_expr(o, p, s->cond, m, name);
+		ren_stmts(o, p, s->body, m, name);
+		ren_stmts(o, p, s->then_, m, name);
+		ren_stmts(o, p, s->else_, m, name);
+	}
+}
+
+/* The accesses of M in the statements S that no expansion of M (opt_expand) replaces. */
+static int64_t unexpanded_accesses(const Stmt *s, const Mem *m)
+{
+	int64_t n = 0;
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP && s->opt_expand == m)
+			continue;
+		if (s->kind == ST_LOOP || s->kind == ST_IF) {
+			const Stmt *body = s->body, *then_ = s->then_, *else_ = s->else_;
+			Stmt copy = *s; /* the statement's own expressions alone */
+			copy.next = copy.body = copy.then_ = copy.else_ = NULL;
+			n += mem_accesses(&copy, m) + unexpanded_accesses(body, m) + unexpanded_accesses(then_, m) +
+			     unexpanded_accesses(else_, m);
+		} else {
+			Stmt copy = *s;
+			copy.next = NULL;
+			n += mem_accesses(&copy, m);
+		}
+	}
+	return n;
+}
+
+static int by_ren(const void *a, const void *b)
+{
+	size_t x = ((const Ren *)a)->at, y = ((const Ren *)b)->at;
+	return (x > y) - (x < y);
 }
 
 static void find_edits(Edits *e, const Stmt *s)
@@ -386,14 +489,18 @@ static void find_edits(Edits *e, const Stmt *s)
 			add(e, (Edit){ .at = brace_after(p, at), .kind = ED_THREAD, .s = s });
 		else if (s->opt_inner && e->comments)
 			add(e, (Edit){ .at = line_start(p, at), .kind = ED_COMMENT, .s = s });
+		for (int i = 0; s->opt_private && i < s->nopt_rename; i++) {
+			/* used outside the loop too: the loop's accesses get an alloc of their own */
+			const Mem *m = s->opt_rename[i];
+			if (!unexpanded_accesses(s->body, m))
+				continue; /* expansions inside take every access */
+			const char *name = take_name(e, m, "p");
+			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name, .size = m->size });
+			ren_stmts(e->o, p, s->body, m, name);
+		}
 		if (s->opt_expand) {
 			const Mem *m = s->opt_expand;
-			const char *name = new_name(p, m, e->names, e->nnames);
-			if (e->nnames == e->capnames) {
-				e->capnames = e->capnames ? 2 * e->capnames : 8;
-				e->names = xrealloc(e->names, (size_t)e->capnames * sizeof *e->names);
-			}
-			e->names[e->nnames++] = name;
+			const char *name = take_name(e, m, "x");
 			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name,
 				       .size = m->size * s->bound_lit });
 			add(e, (Edit){ .at = at, .kind = ED_EXPAND, .s = s, .name = name });
@@ -414,8 +521,9 @@ static int by_place(const void *a, const void *b)
 static void build(Out *o, bool comments)
 {
 	UirProgram *p = o->p;
-	Edits e = { .p = p, .comments = comments };
+	Edits e = { .p = p, .o = o, .comments = comments };
 	find_edits(&e, p->top);
+	qsort(o->ren, (size_t)o->nren, sizeof *o->ren, by_ren);
 	qsort(e.v, (size_t)e.n, sizeof *e.v, by_place);
 	size_t from = 0;
 	for (int i = 0; i < e.n; i++) {
@@ -465,6 +573,7 @@ char *opt_text(UirProgram *p, size_t *len)
 	Out o = { .p = p };
 	build(&o, true);
 	free(o.seg);
+	free(o.ren);
 	*len = o.n;
 	return o.s ? o.s : xcalloc(1, 1);
 }
@@ -531,6 +640,7 @@ static void no_rewrites(Stmt *s)
 	for (; s; s = s->next) {
 		s->opt_private = false;
 		s->opt_expand = NULL;
+		s->nopt_rename = 0;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);
 		no_rewrites(s->else_);
@@ -585,5 +695,6 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 	}
 	free(o.s);
 	free(o.seg);
+	free(o.ren);
 	return q;
 }

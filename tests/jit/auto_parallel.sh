@@ -25,6 +25,8 @@ want_pool acc_carried.uir 0
 want_pool acc_after.uir 0
 want_pool acc_if.uir 0
 want_pool private_fault.uir 1
+want_pool private_rename.uir 1
+want_pool acc_outer_read.uir 0
 want_pool flat_saxpy.uir 0
 want_pool flat_poly.uir 1
 for f in "$dir"/*.uir; do
@@ -70,15 +72,18 @@ UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/rows.uir" | grep -q '^loop i 256 threa
 want_opt() { # FILE LINE: uir opt FILE has LINE
 	if "$uir" opt "$dir/$1" | grep -qxF -- "$2"; then ok; else bad "uir opt $1 lacks '$2'"; fi
 }
-want_opt matmul_acc.uir 'alloc acc_x f32 48'
-want_opt matmul_acc.uir 'loop i 48 thread {'
+want_opt matmul_acc.uir 'alloc acc_x f32 72'
+want_opt matmul_acc.uir 'loop i 72 thread {'
 want_opt matmul_acc.uir '    store acc_x j 0.0'
-want_opt matmul_acc.uir '      store acc_x j (add (load acc_x j) (mul (load A (add (mul i 48) k)) (load B (add (mul k 48) j))))'
-want_opt matmul_acc.uir '    store C (add (mul i 48) j) (load acc_x j)'
+want_opt matmul_acc.uir '      store acc_x j (add (load acc_x j) (mul (load A (add (mul i 72) k)) (load B (add (mul k 72) j))))'
+want_opt matmul_acc.uir '    store C (add (mul i 72) j) (load acc_x j)'
 want_opt matmul_acc.uir "  # uir opt: run as loop k outside loop j (interchange; the order of each element's updates is kept)"
 want_opt expand_pair.uir '    store s_x (mul j 2) 0.0'
 want_opt expand_pair.uir '    store s_x (add (mul j 2) 1) 0.0'
-for f in acc_carried acc_after acc_if; do
+want_opt private_rename.uir 'alloc acc_p f32 1'
+want_opt private_rename.uir '  store acc_p 0 0.0'
+want_opt private_rename.uir 'alloc acc_x f32 128'
+for f in acc_carried acc_after acc_if acc_outer_read; do
 	"$uir" opt "$dir/$f.uir" | cmp -s - "$dir/$f.uir" && ok || bad "uir opt $f.uir is not the program itself"
 done
 # every run-test, every independent loop on the pool
