@@ -256,6 +256,8 @@ struct Stmt {
 	                         * carried out by rewriting the program (opt/rewrite.c) */
 	Mem *opt_expand;        /* scalar alloc expanded over this loop, which is distributed
 	                         * (opt/expand.c, carried out by opt/rewrite.c) */
+	int opt_jam;            /* opt_expand by unroll-and-jam of this many iterations (0: no) */
+	bool opt_jam_thread;    /* ... whose loop over the blocks runs on the thread pool */
 	Mem **opt_rename;       /* opt_private: privatised allocs used outside the loop too,
 	                         * whose accesses in it get an alloc of their own */
 	int nopt_rename;

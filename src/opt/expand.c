@@ -29,6 +29,15 @@
  *     order -- the distributed loops keep it -- gives the same bits;
  *   - LETS stand before the first store and read no memory the body writes: recomputed in
  *     each distributed loop, they take the same values.
+ * Unroll-and-jam: when the reduction would not vectorise over j (it reads a row of a matrix
+ * that j walks down: a matrix-vector product), and it is the body's one loop, j is cut into
+ * blocks of OPT_JAM iterations instead, `loop j_o N/U { ... loop k K { loop j_u U unroll {
+ * S } } ... }` with `let j = j_o * U + j_u` first in each body and m_x of U elements: the U
+ * rows' reductions run side by side, U independent chains of additions in registers where
+ * there was one (each element's order kept), the same legality as the expansion's (the
+ * interchange of j_u and k is legal because no two iterations of j meet once m is
+ * expanded). Opt_jam on the loop says so.
+ *
  * Profitability: some loop of the body after the first store accesses m (the reduction),
  * with more than OPT_EXPAND_MIN_TRIPS iterations in all, and would vectorise over j once
  * interchanged (interchange_pays()). A smaller reduction (a 3 x 3 stencil's) LLVM unrolls
@@ -145,12 +154,30 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 		return NULL;
 	Mem *m = s1->mem;
 	bool reduction = false;
+	const Stmt *only_loop = NULL; /* the one loop after the first store, if one */
+	int nloops = 0;
 	for (const Stmt *t = s1->next; t; t = t->next) {
 		if (t->kind == ST_LET)
 			return NULL; /* lets after the first store: not distributed */
-		if (t->kind == ST_LOOP && t->axis == AX_NONE && t->bound_lit >= 1 && nest_trips(t) > OPT_EXPAND_MIN_TRIPS &&
-		    mem_accesses(t->body, m) > 0 && interchange_pays(p, j, t))
+		bool big = t->kind == ST_LOOP && t->axis == AX_NONE && t->bound_lit >= 1 &&
+			   nest_trips(t) > OPT_EXPAND_MIN_TRIPS && mem_accesses(t->body, m) > 0;
+		if (big && interchange_pays(p, j, t))
 			reduction = true;
+		if (t->kind == ST_LOOP) {
+			nloops++;
+			only_loop = big ? t : NULL;
+		}
+	}
+	j->opt_jam = 0;
+	if (!reduction && nloops == 1 && only_loop) {
+		/* unroll-and-jam: OPT_JAM rows at once, when the bound divides and the copies of
+		 * the reduction's body stay small */
+		int u = j->bound_lit % OPT_JAM == 0 && j->bound_lit >= 2 * OPT_JAM ? OPT_JAM : 0;
+		if (u && stmts_code_size(only_loop->body) * u <= UIR_UNROLL_MAX_SIZE / 8 &&
+		    rewrite_layout_ok(p, only_loop, m)) {
+			j->opt_jam = u;
+			reduction = true;
+		}
 	}
 	if (!reduction)
 		return NULL;

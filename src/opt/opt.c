@@ -78,8 +78,11 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			continue;
 		bool par = in_parallel || (s->axis != AX_NONE && s->axis != AX_UNROLL);
 		if (s->axis == AX_NONE && (s->opt_expand = expand_candidate(o, s)) != NULL) {
-			/* the distributed loops are decided on the rewritten program */
+			/* the distributed loops are decided on the rewritten program, except the loop
+			 * over the blocks of an unroll-and-jam, which holds the expanded alloc: its
+			 * iterations are independent (expand.c), each with its copy of it */
 			p->opt_rewrites = true;
+			s->opt_jam_thread = s->opt_jam && !par && loop_work(s) >= min_work;
 			continue;
 		}
 		if (s->axis == AX_NONE)

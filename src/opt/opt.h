@@ -25,6 +25,9 @@
 #define OPT_EXPAND_ELEMENTS 16384
 /* ... and only around a reduction of more iterations than this (expand.c). */
 #define OPT_EXPAND_MIN_TRIPS 64
+/* Rows run side by side by an unroll-and-jam (expand.c): 8 chains of float additions of 4
+ * cycles' latency keep 2 adders a cycle busy. */
+#define OPT_JAM 8
 
 /* Sets Stmt.opt_parallel, opt_private, opt_expand and opt_inner over checked program P,
  * once (UirProgram.optimised), and UirProgram.opt_rewrites when some decision needs the

@@ -305,19 +305,78 @@ bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m)
 	return x.ok;
 }
 
-/* A name for a new alloc made of M: NAME_SUFFIX, NAME_SUFFIX2, ... that the text holds
- * nowhere (SUFFIX "x" for an expansion, "p" for a privatised copy). */
-static const char *new_name(UirProgram *p, const Mem *m, const char *suffix, const char **taken, int ntaken)
+/* A name for something new made of BASE: BASE_SUFFIX, BASE_SUFFIX2, ... that the text
+ * holds nowhere (SUFFIX "x" for an expansion, "p" for a privatised copy, "o" and "u" for the
+ * loops of an unroll-and-jam). */
+static const char *new_name(UirProgram *p, const char *base, const char *suffix, const char **taken, int ntaken)
 {
 	for (int k = 1;; k++) {
-		const char *c = k == 1 ? fmt_str(&p->arena, "%s_%s", m->name, suffix)
-				       : fmt_str(&p->arena, "%s_%s%d", m->name, suffix, k);
+		const char *c = k == 1 ? fmt_str(&p->arena, "%s_%s", base, suffix)
+				       : fmt_str(&p->arena, "%s_%s%d", base, suffix, k);
 		bool used = strstr(p->src, c) != NULL;
 		for (int i = 0; i < ntaken && !used; i++)
 			used = !strcmp(taken[i], c);
 		if (!used)
 			return c;
 	}
+}
+
+/* Copies the old text [FROM, TO) with the replacements X->v from *K on that lie in it. */
+static void copy_subs(Out *o, const Subs *x, int *k, size_t from, size_t to)
+{
+	for (; *k < x->n && x->v[*k].at < to; (*k)++) {
+		copy(o, from, x->v[*k].at);
+		gen(o, x->v[*k].text, x->v[*k].at);
+		from = x->v[*k].end;
+	}
+	copy(o, from, to);
+}
+
+/* Writes loop J, whose alloc opt_expand is expanded as NAME, by unroll-and-jam of
+ * U = opt_jam iterations (expand.c): JO over the blocks, JU within one, J a let. */
+static void jammed_loop(Out *o, const Stmt *j, const char *name, const char *jo, const char *ju)
+{
+	UirProgram *p = o->p;
+	const Mem *m = j->opt_expand;
+	int u = j->opt_jam;
+	size_t j0 = pos(p, j->loc), ls = line_start(p, j0);
+	size_t ob = brace_after(p, j0), hdr_end = next_line(p, ob);
+	size_t cb = matching(p, ob), cb_ls = line_start(p, cb);
+	const Stmt *s1 = j->body, *t = NULL;
+	while (s1->kind == ST_LET)
+		s1 = s1->next;
+	for (const Stmt *g = s1; g; g = g->next)
+		if (g->kind == ST_LOOP)
+			t = g;
+	size_t t0 = pos(p, t->loc), t_ls = line_start(p, t0);
+	size_t t_ob = brace_after(p, t0), t_hdr_end = next_line(p, t_ob);
+	size_t t_cb = matching(p, t_ob), t_cb_ls = line_start(p, t_cb), t_end = next_line(p, t_cb);
+	Subs x = { .p = p, .m = m, .name = name, .ok = true };
+	x.off = fmt_str(&p->arena, "(add (mul %s %lld) %%lld)", ju, (long long)m->size);
+	x.off0 = m->size == 1 ? ju : fmt_str(&p->arena, "(mul %s %lld)", ju, (long long)m->size);
+	subs_stmts(&x, j->body);
+	qsort(x.v, (size_t)x.n, sizeof *x.v, by_at);
+	int k = 0;
+	size_t pre = line_start(p, pos(p, s1->loc));
+	const char *ind = arena_strndup(&p->arena, p->src + ls, j0 - ls);
+	const char *jn = j->sym->name;
+	const char *let = fmt_str(&p->arena, "let %s = add (mul %s %d) %s\n", jn, jo, u, ju);
+	gen(o, fmt_str(&p->arena, "loop %s %lld %s{\n%s  loop %s %d {\n%s    %s", jo, (long long)(j->bound_lit / u),
+		       j->opt_jam_thread ? "thread " : "", ind, ju, u, ind, let), j0);
+	copy(o, hdr_end, pre);
+	copy_subs(o, &x, &k, pre, t_ls);        /* the first store and what follows it */
+	gen(o, fmt_str(&p->arena, "%s  }\n", ind), t0);
+	copy(o, t_ls, t_hdr_end);                /* loop k K { */
+	gen(o, fmt_str(&p->arena, "%s    loop %s %d unroll {\n%s      %s", ind, ju, u, ind, let), t0);
+	copy(o, hdr_end, pre);
+	copy_subs(o, &x, &k, t_hdr_end, t_cb_ls); /* the reduction's body */
+	gen(o, fmt_str(&p->arena, "%s    }\n", ind), t_cb);
+	copy(o, t_cb_ls, t_end);                 /* } of loop k */
+	gen(o, fmt_str(&p->arena, "%s  loop %s %d {\n%s    %s", ind, ju, u, ind, let), t_cb);
+	copy(o, hdr_end, pre);
+	copy_subs(o, &x, &k, t_end, cb_ls);      /* what follows the reduction */
+	gen(o, fmt_str(&p->arena, "%s  }\n%s}", ind, ind), cb);
+	free(x.v);
 }
 
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
@@ -353,12 +412,7 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 		copy(o, j0, hdr_end);
 		copy(o, hdr_end, pre);
 		size_t from = line_start(p, pos(p, g->loc)), to = end ? line_start(p, pos(p, end->loc)) : cb_ls;
-		for (; k < x.n && x.v[k].at < to; k++) {
-			copy(o, from, x.v[k].at);
-			gen(o, x.v[k].text, x.v[k].at);
-			from = x.v[k].end;
-		}
-		copy(o, from, to);
+		copy_subs(o, &x, &k, from, to);
 		copy(o, cb_ls, cb + 1);
 		if (end)
 			gen(o, "\n", cb);
@@ -377,6 +431,7 @@ typedef struct Edit {
 	const Stmt *s;    /* ED_EXPAND: the loop */
 	const Mem *m;     /* ED_ALLOC: the alloc expanded */
 	const char *name; /* ED_ALLOC, ED_EXPAND: the expansion's name */
+	const char *jo, *ju; /* ED_EXPAND by unroll-and-jam: the loops' names */
 	int64_t size;     /* ED_ALLOC */
 } Edit;
 
@@ -399,9 +454,9 @@ static void add(Edits *e, Edit d)
 	e->v[e->n++] = d;
 }
 
-static const char *take_name(Edits *e, const Mem *m, const char *suffix)
+static const char *take_name(Edits *e, const char *base, const char *suffix)
 {
-	const char *name = new_name(e->p, m, suffix, e->names, e->nnames);
+	const char *name = new_name(e->p, base, suffix, e->names, e->nnames);
 	if (e->nnames == e->capnames) {
 		e->capnames = e->capnames ? 2 * e->capnames : 8;
 		e->names = xrealloc(e->names, (size_t)e->capnames * sizeof *e->names);
@@ -494,16 +549,21 @@ static void find_edits(Edits *e, const Stmt *s)
 			const Mem *m = s->opt_rename[i];
 			if (!unexpanded_accesses(s->body, m))
 				continue; /* expansions inside take every access */
-			const char *name = take_name(e, m, "p");
+			const char *name = take_name(e, m->name, "p");
 			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name, .size = m->size });
 			ren_stmts(e->o, p, s->body, m, name);
 		}
 		if (s->opt_expand) {
 			const Mem *m = s->opt_expand;
-			const char *name = take_name(e, m, "x");
+			const char *name = take_name(e, m->name, "x");
 			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name,
-				       .size = m->size * s->bound_lit });
-			add(e, (Edit){ .at = at, .kind = ED_EXPAND, .s = s, .name = name });
+				       .size = m->size * (s->opt_jam ? s->opt_jam : s->bound_lit) });
+			Edit d = { .at = at, .kind = ED_EXPAND, .s = s, .name = name };
+			if (s->opt_jam) {
+				d.jo = take_name(e, s->sym->name, "o");
+				d.ju = take_name(e, s->sym->name, "u");
+			}
+			add(e, d);
 			continue; /* its body is decided on the rewritten program */
 		}
 		find_edits(e, s->body);
@@ -556,7 +616,10 @@ static void build(Out *o, bool comments)
 			break;
 		}
 		case ED_EXPAND: {
-			expanded_loop(o, d->s, d->name);
+			if (d->s->opt_jam)
+				jammed_loop(o, d->s, d->name, d->jo, d->ju);
+			else
+				expanded_loop(o, d->s, d->name);
 			size_t ob = brace_after(p, d->at);
 			from = matching(p, ob) + 1;
 			break;
@@ -640,6 +703,8 @@ static void no_rewrites(Stmt *s)
 	for (; s; s = s->next) {
 		s->opt_private = false;
 		s->opt_expand = NULL;
+		s->opt_jam = 0;
+		s->opt_jam_thread = false;
 		s->nopt_rename = 0;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);

@@ -25,7 +25,7 @@ want_pool acc_carried.uir 0
 want_pool acc_after.uir 0
 want_pool acc_if.uir 0
 want_pool private_fault.uir 1
-want_pool private_rename.uir 1
+want_pool private_rename.uir 2
 want_pool acc_outer_read.uir 0
 want_pool flat_saxpy.uir 0
 want_pool flat_poly.uir 1
@@ -82,7 +82,14 @@ want_opt expand_pair.uir '    store s_x (mul j 2) 0.0'
 want_opt expand_pair.uir '    store s_x (add (mul j 2) 1) 0.0'
 want_opt private_rename.uir 'alloc acc_p f32 1'
 want_opt private_rename.uir '  store acc_p 0 0.0'
-want_opt private_rename.uir 'alloc acc_x f32 128'
+want_opt private_rename.uir 'alloc acc_p2 f32 1'
+want_opt private_rename.uir 'loop i 512 thread {'
+want_opt jam_matvec.uir 'alloc acc_x f32 8'
+want_opt jam_matvec.uir 'loop i_o 8 thread {'
+want_opt jam_matvec.uir '    loop i_u 8 unroll {'
+want_opt jam_matvec.uir '      let i = add (mul i_o 8) i_u'
+want_opt jam_matvec.uir '    store acc_x i_u (add (load acc_x i_u) (mul (load A (add (mul i 200) j)) (load x j)))'
+if "$uir" opt "$dir/jam_odd.uir" | grep -q '_o\|_u\|_x'; then bad "uir opt jam_odd.uir: an unroll-and-jam"; else ok; fi
 for f in acc_carried acc_after acc_if acc_outer_read; do
 	"$uir" opt "$dir/$f.uir" | cmp -s - "$dir/$f.uir" && ok || bad "uir opt $f.uir is not the program itself"
 done
