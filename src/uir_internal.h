@@ -252,6 +252,8 @@ struct Stmt {
 	struct Captures *cap; /* thread and global loops: what the body uses (check/captures.c) */
 	/* filled by opt/opt.c (plain loops) */
 	bool opt_parallel;      /* runs on the thread pool */
+	bool opt_thread_ok;     /* ... and may be written as a `thread` loop (opt/private.c,
+	                         * thread_homes_ok()); else the rewritten text leaves it plain */
 	bool opt_private;       /* runs as a `thread` loop, with allocs private to an iteration:
 	                         * carried out by rewriting the program (opt/rewrite.c) */
 	Mem *opt_expand;        /* scalar alloc expanded over this loop, which is distributed

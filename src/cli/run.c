@@ -308,18 +308,18 @@ static int reset_buffers(void *ctx)
 
 /* The exact analysis may have read a buffer's INIT to accept the program
  * (docs/language.md 7.6.2, 7.6.3): when --input gives such a buffer other values,
- * the race check runs again with them before anything runs. Returns the number of errors
+ * the race check runs again with them before anything runs. Every --input buffer's values
+ * become the ones the analysis reads from then on (the loop optimiser's decisions too). Returns the number of errors
  * (each printed as check prints it, then a note naming the input). */
 static int recheck_inputs(UirProgram *p, const RunArgs *a, void **data)
 {
 	const char *name = NULL;
 	for (int i = 0; i < a->ninputs; i++) {
 		Mem *m = p->bufs[buffers_find(p, a->inputs[i].name)];
-		if (m->read_by_check) {
-			m->check_data = data[m->index];
-			if (!name)
-				name = a->inputs[i].name;
-		}
+		/* the loop optimiser's analysis, later, reads the values run starts with too */
+		m->check_data = data[m->index];
+		if (m->read_by_check && !name)
+			name = a->inputs[i].name;
 	}
 	if (!name || a->racecheck)
 		return 0;

@@ -82,7 +82,7 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			 * over the blocks of an unroll-and-jam, which holds the expanded alloc: its
 			 * iterations are independent (expand.c), each with its copy of it */
 			p->opt_rewrites = true;
-			s->opt_jam_thread = s->opt_jam && !par && loop_work(s) >= min_work;
+			s->opt_jam_thread = s->opt_jam && !par && loop_work(s) >= min_work && thread_homes_ok(o, s, s->opt_expand);
 			continue;
 		}
 		if (s->axis == AX_NONE)
@@ -92,11 +92,12 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		if (!par && !s->opt_inner && s->axis == AX_NONE && work > 0 &&
 		    work >= (has_loop(s->body) ? min_work : min_flat)) {
 			Priv v = { o, s, stmts_work(s->body), false, NULL, 0 };
-			if (loop_independent(p, s, privatise, &v)) {
+			if (loop_independent(p, s, privatise, &v) && (!v.used || thread_homes_ok(o, s, NULL))) {
 				if (v.used)
 					s->opt_private = p->opt_rewrites = true;
 				else
 					s->opt_parallel = true;
+				s->opt_thread_ok = v.used || thread_homes_ok(o, s, NULL);
 				if (v.nrename) {
 					s->opt_rename = arena_alloc(&p->arena, (size_t)v.nrename * sizeof *s->opt_rename);
 					memcpy(s->opt_rename, v.rename, (size_t)v.nrename * sizeof *s->opt_rename);

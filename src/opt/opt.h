@@ -65,6 +65,12 @@ typedef struct OptCtx {
  * LOOP leaves in M is read). *OUTSIDE says whether code outside LOOP uses M too: then
  * LOOP's accesses must go to an alloc of their own (opt/rewrite.c renames them). */
 bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside);
+/* Whether plain loop LOOP may be written as a `thread` loop with every bit kept: its bound
+ * is a literal (a `thread` loop with another bound checks its offsets on entry), and every
+ * alloc the loop would become the home of (no home yet, every access in it; SKIP aside)
+ * is written before it is read in each iteration, so that a copy per iteration, zero-filled
+ * at its start (docs/language.md 5.2.2), changes nothing. */
+bool thread_homes_ok(OptCtx *o, Stmt *loop, const Mem *skip);
 /* The loads, stores and atomics of M in the statements S (and below). */
 int64_t mem_accesses(const Stmt *s, const Mem *m);
 

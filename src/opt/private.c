@@ -254,3 +254,21 @@ bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside)
 		return false;
 	return covered_run(m, loop->body, NULL);
 }
+
+bool thread_homes_ok(OptCtx *o, Stmt *loop, const Mem *skip)
+{
+	if (loop->bound_lit < 0)
+		return false; /* a thread loop checks its offsets on entry (docs/language.md 4.8.3) */
+	const Captures *cap = loop_captures(o->p, loop);
+	for (int i = 0; i < cap->nmems; i++) {
+		const Mem *m = cap->mems[i];
+		if (!m->is_alloc || m->home || m == skip)
+			continue;
+		int key = o->p->nbufs + m->index;
+		if (o->accesses[key] < 0)
+			o->accesses[key] = mem_accesses(o->p->top, m);
+		if (mem_accesses(loop->body, m) == o->accesses[key] && !covered_run(m, loop->body, NULL))
+			return false; /* it would be homed there, and an iteration reads what another left */
+	}
+	return true;
+}

@@ -540,9 +540,9 @@ static void find_edits(Edits *e, const Stmt *s)
 		if (s->kind != ST_LOOP)
 			continue;
 		size_t at = pos(p, s->loc);
-		if (s->opt_parallel || s->opt_private)
+		if ((s->opt_parallel && s->opt_thread_ok) || s->opt_private)
 			add(e, (Edit){ .at = brace_after(p, at), .kind = ED_THREAD, .s = s });
-		else if (s->opt_inner && e->comments)
+		else if ((s->opt_inner || s->opt_parallel) && e->comments)
 			add(e, (Edit){ .at = line_start(p, at), .kind = ED_COMMENT, .s = s });
 		for (int i = 0; s->opt_private && i < s->nopt_rename; i++) {
 			/* used outside the loop too: the loop's accesses get an alloc of their own */
@@ -591,16 +591,22 @@ static void build(Out *o, bool comments)
 		copy(o, from, d->at);
 		from = d->at;
 		switch (d->kind) {
-		case ED_THREAD:
-			gen(o, "thread ", d->at);
+		case ED_THREAD: /* `loop i 8{` too */
+			gen(o, d->at > 0 && !blank(p->src[d->at - 1]) ? " thread " : "thread ", d->at);
 			break;
 		case ED_COMMENT: {
 			size_t at = pos(p, d->s->loc), ind = d->at;
 			while (blank(p->src[ind]))
 				ind++;
 			copy(o, d->at, ind);
-			gen(o, fmt_str(&p->arena, "# uir opt: run as loop %s outside loop %s (interchange; the order of each "
-					"element's updates is kept)\n", d->s->opt_inner->sym->name, d->s->sym->name), at);
+			if (d->s->opt_parallel) /* not written `thread` (opt_thread_ok) */
+				gen(o, fmt_str(&p->arena, "# uir opt: loop %s runs on the thread pool (its iterations are "
+						"independent; not written `thread`, which would give its allocs a copy per iteration or check its "
+						"offsets on entry)\n",
+						d->s->sym->name), at);
+			else
+				gen(o, fmt_str(&p->arena, "# uir opt: run as loop %s outside loop %s (interchange; the order of "
+						"each element's updates is kept)\n", d->s->opt_inner->sym->name, d->s->sym->name), at);
 			break;
 		}
 		case ED_ALLOC: {
