@@ -437,9 +437,10 @@ enum {
 	EXACT_TUPLES = 1 << 21,      /* iteration tuples visited, at most, per checked code (all
 	                              * its memories together: about 0.2 s) */
 	EXACT_ELEMENTS = 1 << 20,    /* distinct elements written in one run of the code */
-	EXACT_ISL_FROM = 1 << 16,    /* tuples from which ISL is asked first: enumerating costs
-	                              * about 0.5 us a tuple (2^16: 30 ms), an ISL question a few
-	                              * ms at any size (docs/language.md 7.6.5) */
+	EXACT_ISL_FROM = 1 << 13,    /* tuples from which ISL is asked first: enumerating costs
+	                              * about 0.25-0.5 us a tuple (2^13: 2-4 ms, 2^16 took 15 ms),
+	                              * an ISL question 1-3 ms at any size (docs/language.md
+	                              * 7.6.4): the loop optimiser asks about every big loop */
 };
 #define EXACT_WORK 40000000L     /* expression nodes evaluated, at most, per checked code */
 
