@@ -79,6 +79,8 @@ class Gen:
         self.msize = {'m': rng.choice([1, 1, 1, 2, 2, 3]), 'm2': rng.choice([1, 1, 2, 3]),
                       'mt0': rng.choice([1, 2]), 'mt1': 1, 'n': rng.choice([1, 1, 2]), 'nt0': 1, 'nt1': 1}
         self.tsize = rng.randint(2, 8)
+        self.nvals = []  # the loaded bounds
+        self.dyn = None
         self.thread = False  # inside an existing thread loop: race-free shapes only
         self.clean = False
         self.fixed_out = None
@@ -344,6 +346,12 @@ class Gen:
             e = r.randrange(self.msize[a])
             if self.fault and not self.fault_done and not self.thread and not self.clean:
                 self.fault_store(ind, scope, '(load %s %d)' % (a, e))
+            elif self.dyn and r.random() < 0.3:
+                # never runs, but a thread loop over a loaded bound checks its offsets on entry
+                self.dyn = False
+                self.emit(ind, 'if (lt %s 0) {' % scope[0][0])
+                self.emit(ind + 1, 'store O (mul %s 1000000000) (load %s %d)' % (scope[0][0], a, e))
+                self.emit(ind, '}')
             elif k < 0.55:
                 v = '(load %s %d)' % (a, e)
                 if self.msize[a] > 1 and r.random() < 0.4:
@@ -368,6 +376,15 @@ class Gen:
         self.emit(ind + 1, 'store O (add %s @SO@) %s' % (par(t), v))
         self.emit(ind, '}')
 
+    def bound_text(self, b, may_load):
+        """The bound B as a literal, or (sometimes) loaded from the table N."""
+        if may_load and self.r.random() < 0.12:
+            self.nvals.append(b)
+            self.used.add('N')
+            self.dyn = True
+            return '(load N %d)' % (len(self.nvals) - 1)
+        return str(b)
+
     # ---- nests ----
     def acc_nest(self, ind, a, n, thread):
         r = self.r
@@ -379,10 +396,11 @@ class Gen:
         self.thread = thread
         self.fixed_out = None
         scope, opened = [], 0
+        self.dyn = None
         for o in range(nout):
             name = LOOP_NAMES[len(scope)]
             b = self.bound(len(scope))
-            self.emit(ind + o, 'loop %s %d%s {' % (name, b, ' thread' if thread and o == 0 else ''))
+            self.emit(ind + o, 'loop %s %s%s {' % (name, self.bound_text(b, o == 0 and not thread), ' thread' if thread and o == 0 else ''))
             scope.append((name, b))
             opened += 1
             if r.random() < 0.15 and not thread:
@@ -443,6 +461,29 @@ class Gen:
             self.emit(ind + 1, '}')
         self.emit(ind, '}')
 
+    def carried_nest(self, ind):
+        """A per-iteration scalar t and an array u that carries each column's value from one
+        iteration of the outer loop to the next (a new thread loop would make u
+        per-iteration)."""
+        r = self.r
+        P, L, K = r.randint(2, 4), self.bound(1), self.bound(2)
+        self.used.update(('t', 'u'))
+        self.usize = max(getattr(self, 'usize', 1), L + 1)
+        sh = r.choice([0, 0, 0, 1])  # read u[l + 1]: carried within the outer iteration too
+        self.emit(ind, 'loop p %d {' % P)
+        self.emit(ind + 1, 'loop l %s {' % self.bound_text(L, True))
+        self.emit(ind + 2, 'store t 0 (load u %s)' % ('l' if not sh else '(add l 1)'))
+        self.emit(ind + 2, 'loop k %d {' % K)
+        self.emit(ind + 3, 'store t 0 %s' % self.red(self.fop(), '(load t 0)', self.fval([('p', P), ('l', L), ('k', K)], {'red': True})))
+        self.emit(ind + 2, '}')
+        o = lin([('p', P), ('l', L)])
+        self.use('O', o[1])
+        self.emit(ind + 2, 'store O %s (load t 0)' % par(o[0]))
+        if r.random() < 0.8:
+            self.emit(ind + 2, 'store u l (load t 0)')
+        self.emit(ind + 1, '}')
+        self.emit(ind, '}')
+
     def seq_nest(self, ind):
         """A carried dependence: a prefix over a row."""
         r = self.r
@@ -464,8 +505,10 @@ class Gen:
                 self.acc_nest(0, a, 'nt%d' % nest if thread else 'n', thread)
             elif k < 0.82:
                 self.direct_nest(0)
-            elif k < 0.93:
+            elif k < 0.88:
                 self.array_nest(0)
+            elif k < 0.94:
+                self.carried_nest(0)
             else:
                 self.seq_nest(0)
         if 'm' in self.used and r.random() < 0.06:
@@ -476,6 +519,8 @@ class Gen:
         decls = []
         s = lambda: r.randint(0, 2 ** 32 - 1)
         decls.append('buffer A f32 %d = random %d' % (self.maxoff.get('A', 0) + 1 + r.randint(0, 3), s()))
+        if 'N' in self.used:
+            decls.append('buffer N i32 %d = [%s]' % (len(self.nvals), ' '.join(map(str, self.nvals))))
         if 'B' in self.used:
             decls.append('buffer B i32 %d = random %d%s' % (self.maxoff['B'] + 1, s(), r.choice(['', ' -100 100', ' 0 8'])))
         self.index_distinct = False
@@ -500,6 +545,8 @@ class Gen:
                 decls.append('alloc %s i32 %d' % (a, self.msize[a]))
         if 't' in self.used:
             decls.append('alloc t f32 %d' % self.tsize)
+        if 'u' in self.used:
+            decls.append('alloc u f32 %d' % self.usize)
         self.so = so
         return '\n'.join(decls) + '\n' + body + '\n'
 
@@ -532,6 +579,8 @@ def odd_layout(text, rng):
         lines = [ln + ('  ' if rng.random() < 0.3 else '') for ln in lines]
         lines = [x for ln in lines for x in ([ln, ''] if rng.random() < 0.1 else [ln])]
     text = '\n'.join(lines)
+    if rng.random() < 0.2:
+        text = re.sub(r'(loop \w+ \S+) \{', lambda m: m.group(1) + ('{' if rng.random() < 0.5 else ' {'), text)
     if rng.random() < 0.3:
         text = text.replace('\n', '\r\n')
     if rng.random() < 0.3:
