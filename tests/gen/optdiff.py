@@ -10,9 +10,11 @@ before the first store, at several constant offsets, lets before and after the f
 (some loading a buffer the body writes), reductions with float add/sub/mul/min/max/fma and
 integer add/mul/xor/min/max, stores of the accumulator at `i*N+j`, at `j` only (a conflict
 across i), at offsets loaded from an index table, nested inner loops, `if`s inside,
-per-iteration arrays filled by a loop, a carried prefix, sometimes an existing `thread`
-loop, an alloc shared by two nests, a data-guarded out-of-bounds store (E0601), and odd
-layouts (tabs, CR LF, trailing comments, `}` after a statement, no final newline).
+per-iteration arrays filled by a loop, an array carried from one iteration of an outer
+loop to the next, a carried prefix, loop bounds loaded from a buffer, sometimes an existing
+`thread` loop, an alloc shared by two nests, a data-guarded out-of-bounds store (E0601),
+and odd layouts (tabs, CR LF, trailing comments, `}` after a statement, `loop i 8{`, no
+final newline).
 
 For each program `uir run --engine interp --hash` (standard output, exit status and
 standard error) is the reference; `uir run --engine jit --hash` must give the same at
@@ -31,7 +33,8 @@ The counts show that the transformations fire: a program counts as privatised wh
 opt` adds `thread` to a loop whose body uses an alloc, parallel when it adds `thread` to
 another loop, expanded when it adds an `_x` alloc, interchanged when it carries the
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
-rewritten (privatised or expanded, R%), T parallel, C interchanged, F faulting, B failed";
+rewritten (privatised or expanded, R%), T parallel, C interchanged, F faulting, I with
+--input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
 import os
@@ -422,7 +425,6 @@ class Gen:
 
     def direct_nest(self, ind):
         """A reduction straight into a buffer element (the interchange's shape)."""
-        r = self.r
         i, j, k = [('i', self.bound(0)), ('j', self.bound(1)), ('k', self.bound(2))]
         self.emit(ind, 'loop i %d {' % i[1])
         self.emit(ind + 1, 'loop j %d {' % j[1])
