@@ -3,7 +3,8 @@
 expansion with loop distribution, interchange, automatic parallel loops) against the
 interpreter.
 
-Every seed gives one program: loop nests of depth 1-3 with literal bounds (2..40), f32 and
+Every seed gives one program: loop nests of depth 1-3 with literal bounds (2..40; inner reductions sometimes 65..90 and
+outer loops multiples of 8, for the expansion and the unroll-and-jam), f32 and
 i32 buffers with `random` inits, and small scalar allocs used as accumulators in many
 variations -- written before read or not, written under an `if`, read after the loop or
 before the first store, at several constant offsets, lets before and after the first store
@@ -101,8 +102,13 @@ class Gen:
         if depth >= 3:
             return r.randint(2, 8)
         if depth == 2:
-            return r.randint(2, 16)
-        return r.choice([r.randint(2, 12), r.randint(2, 40)])
+            # sometimes a reduction long enough (over 64) to be worth an expansion or an
+            # unroll-and-jam (src/opt/expand.c)
+            return r.randint(65, 90) if r.random() < 0.35 else r.randint(2, 16)
+        if depth == 1 and r.random() < 0.2:
+            return r.randint(65, 90)
+        # sometimes a multiple of 8: the rows of an unroll-and-jam
+        return r.choice([r.randint(2, 12), r.randint(2, 40), 8 * r.randint(2, 5), 8 * r.randint(2, 5)])
 
     def newlet(self, p):
         self.nlet += 1
@@ -258,7 +264,7 @@ class Gen:
             elif k < 0.77 and d_in >= 1:
                 name = LOOP_NAMES[len(scope)]
                 b = self.bound(len(scope))
-                self.emit(ind, 'loop %s %d%s {' % (name, b, ' unroll' if r.random() < 0.15 else ''))
+                self.emit(ind, 'loop %s %d%s {' % (name, b, ' unroll' if b <= 64 and r.random() < 0.15 else ''))
                 self.red_stmts(ind + 1, scope + [(name, b)], ctx, d_in - 1)
                 self.emit(ind, '}')
             elif k < 0.84 and self.msize[a] > 1:
@@ -332,7 +338,7 @@ class Gen:
             for _ in range(1 if r.random() < 0.85 else 2):
                 name = LOOP_NAMES[len(scope)]
                 b = self.bound(len(scope))
-                self.emit(ind, 'loop %s %d%s {' % (name, b, ' unroll' if r.random() < 0.08 else ''))
+                self.emit(ind, 'loop %s %d%s {' % (name, b, ' unroll' if b <= 64 and r.random() < 0.08 else ''))
                 self.red_stmts(ind + 1, scope + [(name, b)], ctx, d_in - 1)
                 self.emit(ind, '}')
                 if r.random() < 0.15:
