@@ -723,6 +723,48 @@ static LLVMValueRef atomic_identity(L *l, AtomicOp op, UirType ty)
 	return LLVMConstInt(t, op == AT_MAX ? top : top - 1, 0);
 }
 
+/* One pass over the workers' copies (own_copies()) of every memory O privatises, worker by
+ * worker, element by element: with COMBINE, each memory's element becomes OP(element,
+ * copy's element); without, each copy's element is set to OP's identity (none to do for an
+ * add: calloc's zeros) and the context field of the memory to its first worker's copy. */
+static void copies_pass(L *l, Outline *o, LLVMValueRef copies, LLVMValueRef block, LLVMValueRef workers, bool combine)
+{
+	const UirProgram *p = l->p;
+	int64_t at = 0;
+	for (int k = 0; k < o->nmems; k++) {
+		if (!o->copy[k])
+			continue;
+		int m_slot = o->mems[k];
+		const Mem *m = m_slot < p->nbufs ? p->bufs[m_slot] : p->allocs[m_slot - p->nbufs];
+		LLVMTypeRef t = mem_type(l, m->ty);
+		unsigned align = (unsigned)uir_type_size(m->ty);
+		LLVMValueRef off = i64c(l, at);
+		LLVMValueRef base = LLVMBuildInBoundsGEP2(l->b, l->t_i8, copies, &off, 1, m->name);
+		at += o->copy[k];
+		if (!combine)
+			o->fv[1 + k] = base;
+		if (!combine && o->copy_op[k] == AT_ADD)
+			continue;
+		Count w, e;
+		LLVMValueRef wi = count_begin(l, &w, workers, combine ? "copy.combine" : "copy.fill");
+		LLVMValueRef wat = LLVMBuildMul(l->b, wi, block, "");
+		LLVMValueRef row = LLVMBuildInBoundsGEP2(l->b, l->t_i8, base, &wat, 1, "");
+		LLVMValueRef ei = count_begin(l, &e, i64c(l, m->size), "copy.e");
+		LLVMValueRef mine = LLVMBuildInBoundsGEP2(l->b, t, row, &ei, 1, "");
+		LLVMValueRef v = atomic_identity(l, o->copy_op[k], m->ty), dst = mine;
+		if (combine) {
+			dst = LLVMBuildInBoundsGEP2(l->b, t, l->memptr[m_slot], &ei, 1, "");
+			LLVMValueRef x = LLVMBuildLoad2(l->b, t, dst, ""), c = LLVMBuildLoad2(l->b, t, mine, "");
+			LLVMSetAlignment(x, align);
+			LLVMSetAlignment(c, align);
+			v = atomic_op(l, o->copy_op[k], m->ty, x, c);
+		}
+		LLVMSetAlignment(LLVMBuildStore(l->b, v, dst), align);
+		count_end(l, &e);
+		count_end(l, &w);
+	}
+}
+
 /* The workers' own copies of the memories O privatises (o->copy), one block of o->copy
  * bytes each per worker, filled with the op's identity; NULL when there are none. Sets
  * their context fields to the copies. *BLOCK gets a worker's bytes, *WORKERS their count. */
@@ -748,60 +790,15 @@ static LLVMValueRef own_copies(L *l, Outline *o, LLVMValueRef *block, LLVMValueR
 	int ms = o->mems[first];
 	uint32_t oom = ms < p->nbufs ? (uint32_t)(p->nallocs + ms) : (uint32_t)(ms - p->nbufs); /* jit.c, fault_report() */
 	fail_if(l, LLVMBuildIsNull(l->b, copies, ""), i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | oom)), "oom");
-	int64_t at = 0;
-	for (int k = 0; k < o->nmems; k++) {
-		if (!o->copy[k])
-			continue;
-		int m_slot = o->mems[k];
-		const Mem *m = m_slot < p->nbufs ? p->bufs[m_slot] : p->allocs[m_slot - p->nbufs];
-		LLVMValueRef off = i64c(l, at);
-		LLVMValueRef base = LLVMBuildInBoundsGEP2(l->b, l->t_i8, copies, &off, 1, m->name);
-		o->fv[1 + k] = base;
-		if (o->copy_op[k] != AT_ADD || !type_is_int(m->ty)) { /* calloc's zeros are add's identity */
-			Count w, e;
-			LLVMValueRef wi = count_begin(l, &w, *workers, "copy.fill");
-			LLVMValueRef row = LLVMBuildInBoundsGEP2(l->b, l->t_i8, base, (LLVMValueRef[]){ LLVMBuildMul(l->b, wi, *block, "") }, 1, "");
-			LLVMValueRef ei = count_begin(l, &e, i64c(l, m->size), "copy.fill.e");
-			LLVMValueRef st = LLVMBuildStore(l->b, atomic_identity(l, o->copy_op[k], m->ty),
-							 LLVMBuildInBoundsGEP2(l->b, mem_type(l, m->ty), row, &ei, 1, ""));
-			LLVMSetAlignment(st, (unsigned)uir_type_size(m->ty));
-			count_end(l, &e);
-			count_end(l, &w);
-		}
-		at += o->copy[k];
-	}
+	copies_pass(l, o, copies, *block, *workers, false);
 	return copies;
 }
 
 /* Combines the workers' copies (own_copies()) into their memories, in worker order, and
  * frees them. */
-static void combine_copies(L *l, const Outline *o, LLVMValueRef copies, LLVMValueRef block, LLVMValueRef workers)
+static void combine_copies(L *l, Outline *o, LLVMValueRef copies, LLVMValueRef block, LLVMValueRef workers)
 {
-	const UirProgram *p = l->p;
-	int64_t at = 0;
-	for (int k = 0; k < o->nmems; k++) {
-		if (!o->copy[k])
-			continue;
-		int m_slot = o->mems[k];
-		const Mem *m = m_slot < p->nbufs ? p->bufs[m_slot] : p->allocs[m_slot - p->nbufs];
-		LLVMTypeRef t = mem_type(l, m->ty);
-		LLVMValueRef off = i64c(l, at);
-		LLVMValueRef base = LLVMBuildInBoundsGEP2(l->b, l->t_i8, copies, &off, 1, "");
-		Count w, e;
-		LLVMValueRef wi = count_begin(l, &w, workers, "copy.combine");
-		LLVMValueRef row = LLVMBuildInBoundsGEP2(l->b, l->t_i8, base, (LLVMValueRef[]){ LLVMBuildMul(l->b, wi, block, "") }, 1, "");
-		LLVMValueRef ei = count_begin(l, &e, i64c(l, m->size), "copy.combine.e");
-		LLVMValueRef dst = LLVMBuildInBoundsGEP2(l->b, t, l->memptr[m_slot], &ei, 1, "");
-		LLVMValueRef x = LLVMBuildLoad2(l->b, t, dst, "");
-		LLVMValueRef v = LLVMBuildLoad2(l->b, t, LLVMBuildInBoundsGEP2(l->b, t, row, &ei, 1, ""), "");
-		LLVMSetAlignment(x, (unsigned)uir_type_size(m->ty));
-		LLVMSetAlignment(v, (unsigned)uir_type_size(m->ty));
-		LLVMValueRef st = LLVMBuildStore(l->b, atomic_op(l, o->copy_op[k], m->ty, x, v), dst);
-		LLVMSetAlignment(st, (unsigned)uir_type_size(m->ty));
-		count_end(l, &e);
-		count_end(l, &w);
-		at += o->copy[k];
-	}
+	copies_pass(l, o, copies, block, workers, true);
 	LLVMTypeRef fp = l->t_ptr;
 	call(l, "free", l->t_void, &fp, &copies, 1);
 }
