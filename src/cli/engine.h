@@ -47,14 +47,14 @@ void engine_print_times(FILE *f, const UirRunTimes *t);
  * statements, src/cost.c) is above UIR_AUTO_JIT_ABOVE + UIR_AUTO_JIT_PER_OP times the size
  * of the code it compiles to (stmts_code_size()), the break-even point measured in
  * docs/llvm.md. The interpreter runs about 5.5e8 units a second of CPU on
- * scalar code; a JIT run costs about 55 ms of CPU before the kernel starts for a small
- * program (loading the back end, optimising, generating code), which the interpreter
- * spends on about 3e7 units, plus about 0.05 ms per unit of code (the O3 pipeline and
+ * scalar code; a JIT run costs about 36 ms before the kernel starts for a small program
+ * (loading the back end, the loop optimiser, O3, generating code; the code cache, when it
+ * has the program, cuts it to about 10), which the interpreter spends on about 2e7 units, plus about 0.05 ms per unit of code (the O3 pipeline and
  * code generation grow faster than linearly: 4096 unrolled copies of a 10-op body took
  * 1.9 s), which the interpreter spends on about 2.75e4 units. (PostgreSQL's
  * jit_above_cost is the model.) */
 bool engine_auto_jit(const UirProgram *p);
-#define UIR_AUTO_JIT_ABOVE 3e7
+#define UIR_AUTO_JIT_ABOVE 2e7
 #define UIR_AUTO_JIT_PER_OP 2.75e4
 
 /* Loads the LLVM back end (once). Returns its table, or NULL with the reason in
