@@ -320,6 +320,7 @@ struct UirProgram {
 	int nslots;            /* lets and loop indices, numbered by Sym.slot */
 	FILE *err;
 	char first_code[8];
+	Loc first_loc;         /* where the first error (first_code) points */
 	int nerrors;
 	bool checked;
 	bool optimised;        /* opt_program() has run */

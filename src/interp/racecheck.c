@@ -468,19 +468,8 @@ int race_check_program(UirProgram *p, FILE *err)
 	p->err = err;
 	if (n && !strncmp(p->first_code, "E05", 3)) {
 		/* only the race rules reject it: run it and report the races that happen */
-		const char *colon = text ? strstr(text, ": error[") : NULL;
-		int line = 0;
-		if (text && colon) {
-			const char *q = colon;
-			while (q > text && q[-1] != ':')
-				q--;
-			const char *r = q - 1;
-			while (r > text && r[-1] != ':')
-				r--;
-			line = atoi(r);
-		}
 		uir_eprintf(err, "%s: note: `uir check` rejects this program (%s at line %d); --racecheck runs it anyway and "
-			"reports only races that happen\n", p->path, p->first_code, line);
+			"reports only races that happen\n", p->path, p->first_code, p->first_loc.line);
 		p->first_code[0] = 0;
 		p->nerrors = 0;
 		n = 0;

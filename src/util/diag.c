@@ -189,8 +189,10 @@ static void write_diag(UirProgram *p, FILE *f, Loc at, const char *code, const c
 
 static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const char *note)
 {
-	if (!p->first_code[0])
+	if (!p->first_code[0]) {
 		snprintf(p->first_code, sizeof p->first_code, "%s", code);
+		p->first_loc = at;
+	}
 	p->nerrors++;
 	write_diag(p, p->err, at, code, msg, note, false);
 }
