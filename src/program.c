@@ -126,7 +126,7 @@ void uir_free(UirProgram *p)
 {
 	if (!p)
 		return;
-	diag_discard(); /* the deferred diagnostics point into its arena */
+	diag_discard(p); /* the deferred diagnostics point into its arena */
 	free(p->src);
 	free(p->bufs);
 	free(p->allocs);

@@ -319,6 +319,8 @@ struct UirProgram {
 	Mem **allocs; int nallocs;
 	int nslots;            /* lets and loop indices, numbered by Sym.slot */
 	FILE *err;
+	struct Deferred *deferred; /* diag.c: the deferred diagnostics of the stage that runs */
+	int ndeferred, capdeferred;
 	char first_code[8];
 	Loc first_loc;         /* where the first error (first_code) points */
 	int nerrors;
@@ -351,9 +353,9 @@ Loc diag_loc_of(UirProgram *p, size_t off);
  * and counts nothing. The bytes 1 and 2 in MSG stay as they are: the placeholders of the
  * numbers in a template that generated code fills in (util/messages.h). */
 char *diag_text(UirProgram *p, Loc at, const char *code, const char *msg);
-void diag_discard(void);       /* drops the deferred diagnostics (and frees their queue) */
-int diag_pending(void);        /* the number of deferred diagnostics */
-void diag_truncate(int n);     /* drops the deferred diagnostics after the first N */
+void diag_discard(UirProgram *p);          /* drops the deferred diagnostics (and frees their queue) */
+int diag_pending(const UirProgram *p);     /* the number of deferred diagnostics */
+void diag_truncate(UirProgram *p, int n);  /* drops the deferred diagnostics after the first N */
 char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* S (a path, a string of the program) as diagnostics print it: control bytes as '?'
  * (util/escape.h), in A. For messages that generated code prints as `uir run` does. */

@@ -67,6 +67,7 @@ typedef struct Code {
 	struct isl_ctx *isl;   /* made on first use: the ISL budget of the code (conflict_isl.h) */
 	long tuples_left;      /* the enumeration's budgets, shared by the code's memories */
 	long work_left;
+	struct IfPath *paths; /* by access: the ifs around it (collect()) */
 } Code;
 
 typedef struct Digit {
@@ -217,9 +218,17 @@ static void add_access(Code *c, Mem *m, Stmt *at, Expr *load)
 	a->loc = a->off->loc; /* the caret goes under the offset */
 }
 
-/* the enclosing ifs of the current position within the code, kept for later */
+/* the enclosing ifs of an access within the code (Code.paths) */
 typedef struct IfPath { const Stmt *ifs[MAXIFS]; bool thens[MAXIFS]; int n; } IfPath;
-static IfPath *paths;
+
+/* Keeps the ifs around the position of the access just added. */
+static void keep_path(Code *c)
+{
+	c->paths = xrealloc(c->paths, (size_t)c->cap * sizeof *c->paths);
+	memcpy(c->paths[c->nacc - 1].ifs, c->ifs, sizeof c->ifs);
+	memcpy(c->paths[c->nacc - 1].thens, c->thens, sizeof c->thens);
+	c->paths[c->nacc - 1].n = c->nifs;
+}
 
 static void collect_expr(Code *c, Expr *e, Stmt *at)
 {
@@ -229,10 +238,7 @@ static void collect_expr(Code *c, Expr *e, Stmt *at)
 		collect_expr(c, e->args[i], at);
 	if (e->op == OP_LOAD && e->mem) {
 		add_access(c, e->mem, at, e);
-		paths = xrealloc(paths, (size_t)c->cap * sizeof *paths);
-		memcpy(paths[c->nacc - 1].ifs, c->ifs, sizeof c->ifs);
-		memcpy(paths[c->nacc - 1].thens, c->thens, sizeof c->thens);
-		paths[c->nacc - 1].n = c->nifs;
+		keep_path(c);
 	}
 }
 
@@ -248,10 +254,7 @@ static void collect(Code *c, Stmt *s)
 			collect_expr(c, s->off, s);
 			collect_expr(c, s->val, s);
 			add_access(c, s->mem, s, NULL);
-			paths = xrealloc(paths, (size_t)c->cap * sizeof *paths);
-			memcpy(paths[c->nacc - 1].ifs, c->ifs, sizeof c->ifs);
-			memcpy(paths[c->nacc - 1].thens, c->thens, sizeof c->thens);
-			paths[c->nacc - 1].n = c->nifs;
+			keep_path(c);
 			break;
 		case ST_LOOP:
 			collect_expr(c, s->value, s);
@@ -560,7 +563,7 @@ static void visit(Enum *en)
 	Code *c = en->c;
 	Access *a = &c->acc[en->acc];
 	EvalEnv env = { en->syms, en->vals, en->n, true };
-	IfPath *ip = &paths[en->acc];
+	IfPath *ip = &c->paths[en->acc];
 	for (int i = 0; i < ip->n; i++) {
 		int64_t v;
 		if (!eval_int_budget(ip->ifs[i]->cond, &env, &v, &en->work)) {
@@ -724,8 +727,8 @@ static bool code_uses(const Code *c, const Mem *m, const Sym *y)
 		const Access *a = &c->acc[i];
 		if (names(a->off, y, 0, &budget))
 			return true;
-		for (int k = 0; k < paths[i].n; k++)
-			if (names(paths[i].ifs[k]->cond, y, 0, &budget))
+		for (int k = 0; k < c->paths[i].n; k++)
+			if (names(c->paths[i].ifs[k]->cond, y, 0, &budget))
 				return true;
 		for (Stmt *s = a->stmt->parent; s && stmt_inside(s, c->root); s = s->parent)
 			if (s->kind == ST_LOOP && names(s->value, y, 0, &budget))
@@ -805,7 +808,7 @@ static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, co
 		const Access *a = &c->acc[i];
 		at[k] = i;
 		acc[k] = (IslAccess){ a->off, a->width, a->store, a->atomic, a->aop, loops + 64 * k, 0,
-				      paths[i].ifs, paths[i].thens, paths[i].n };
+				      c->paths[i].ifs, c->paths[i].thens, c->paths[i].n };
 		acc[k].nloops = access_loops(c, a, loops + 64 * k, 64);
 		if (acc[k].nloops < 1) {
 			*why = "loops nested too deep to enumerate";
@@ -1153,13 +1156,13 @@ static void rules_memory(Code *c, Mem *m);
  * then names the pair, and an undecidable question keeps it with the reason. */
 static void check_memory(Code *c, Mem *m)
 {
-	int before = diag_pending();
+	int before = diag_pending(c->p);
 	rules_memory(c, m);
-	if (!c->exact || diag_pending() == before)
+	if (!c->exact || diag_pending(c->p) == before)
 		return;
 	const char *pair = collision(c, m);
 	if (pair && !*pair)
-		diag_truncate(before);
+		diag_truncate(c->p, before);
 }
 
 static void rules_memory(Code *c, Mem *m)
@@ -1265,7 +1268,7 @@ static void code_open(Code *c, UirProgram *p, CheckKind kind, Stmt *root, unsign
 	for (int i = 0; i < c->nacc; i++) {
 		Access *a = &c->acc[i];
 		a->norm = normalize(&c->nc, a->off);
-		IfPath *ip = &paths[i];
+		IfPath *ip = &c->paths[i];
 		const char *keys[3] = { NULL, NULL, NULL };
 		for (int k = 0; k < ip->n && !strict; k++) {
 			if (!ip->thens[k])
@@ -1296,8 +1299,7 @@ static void code_close(Code *c)
 	free(c->mlist);
 	free(c->mstored);
 	free(c->acc);
-	free(paths);
-	paths = NULL;
+	free(c->paths);
 }
 
 static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)

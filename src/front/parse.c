@@ -88,7 +88,7 @@ static _Noreturn void syntax(Parser *ps, Loc at, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	diag_discard();
+	diag_discard(ps->p);
 	diag(ps->p, at, "E0101", "%s", msg);
 	longjmp(ps->fail, 1);
 }

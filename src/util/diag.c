@@ -5,18 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Deferred {
+struct Deferred {
 	Loc at;
 	char code[8];
 	char *msg, *note;
 	int seq;
-} Deferred;
+};
+typedef struct Deferred Deferred;
 
-/* The deferred diagnostics of the stage that runs (one at a time; their texts are in the
- * program's arena). The array is freed whenever the queue empties, by a flush or a discard,
- * and uir_free() discards what a stage left, so nothing of it outlives the program. */
-static Deferred *deferred;
-static int ndeferred, capdeferred;
+/* A program's deferred diagnostics (UirProgram.deferred: their texts are in its arena) are
+ * freed whenever the queue empties, by a flush or a discard, and by uir_free(). */
 
 char *fmt_str(Arena *a, const char *fmt, ...)
 {
@@ -233,16 +231,16 @@ void diag_later(UirProgram *p, Loc at, const char *code, const char *note, const
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	if (ndeferred == capdeferred) {
-		capdeferred = capdeferred ? 2 * capdeferred : 16;
-		deferred = xrealloc(deferred, (size_t)capdeferred * sizeof *deferred);
+	if (p->ndeferred == p->capdeferred) {
+		p->capdeferred = p->capdeferred ? 2 * p->capdeferred : 16;
+		p->deferred = xrealloc(p->deferred, (size_t)p->capdeferred * sizeof *p->deferred);
 	}
-	Deferred *d = &deferred[ndeferred];
+	Deferred *d = &p->deferred[p->ndeferred];
 	d->at = at;
 	snprintf(d->code, sizeof d->code, "%s", code);
 	d->msg = arena_strndup(&p->arena, msg, strlen(msg));
 	d->note = note ? arena_strndup(&p->arena, note, strlen(note)) : NULL;
-	d->seq = ndeferred++;
+	d->seq = p->ndeferred++;
 }
 
 static int by_loc(const void *a, const void *b)
@@ -262,29 +260,30 @@ static int by_code_loc(const void *a, const void *b)
 	return c ? c : by_loc(a, b);
 }
 
-int diag_pending(void)
+int diag_pending(const UirProgram *p)
 {
-	return ndeferred;
+	return p->ndeferred;
 }
 
-void diag_truncate(int n)
+void diag_truncate(UirProgram *p, int n)
 {
-	if (n >= 0 && n < ndeferred)
-		ndeferred = n;
+	if (n >= 0 && n < p->ndeferred)
+		p->ndeferred = n;
 }
 
-void diag_discard(void)
+void diag_discard(UirProgram *p)
 {
-	free(deferred);
-	deferred = NULL;
-	ndeferred = capdeferred = 0;
+	free(p->deferred);
+	p->deferred = NULL;
+	p->ndeferred = p->capdeferred = 0;
 }
 
 static int flush_sorted(UirProgram *p, int (*order)(const void *, const void *))
 {
-	int n = ndeferred;
+	int n = p->ndeferred;
 	if (n == 0)
 		return 0;
+	Deferred *deferred = p->deferred;
 	qsort(deferred, (size_t)n, sizeof *deferred, order);
 	for (int i = 0; i < n; i++) {
 		/* one diagnostic per place and code: the same access may break a rule twice */
@@ -294,7 +293,7 @@ static int flush_sorted(UirProgram *p, int (*order)(const void *, const void *))
 			continue;
 		emit(p, deferred[i].at, deferred[i].code, deferred[i].msg, deferred[i].note);
 	}
-	diag_discard();
+	diag_discard(p);
 	return n;
 }
 
