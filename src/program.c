@@ -1,6 +1,7 @@
 /* program.c - the public API of include/uir/uir.h: load, check, free, buffer queries. */
 #include "uir_internal.h"
 #include "util/files.h"
+#include "check/footprint.h"
 #include <errno.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -122,10 +123,45 @@ int uir_check(UirProgram *p, unsigned flags, FILE *err)
 	return p->nerrors - before;
 }
 
+int uir_check_footprint(UirProgram *p, unsigned flags, FILE *err)
+{
+	fp_free(p->footprint_rec);
+	p->footprint_rec = NULL;
+	p->footprint = fp_new();
+	int n = uir_check(p, flags, err);
+	p->footprint_rec = p->footprint; /* later checks (run --input, opt) record nothing */
+	p->footprint = NULL;
+	return n;
+}
+
+char *uir_footprint_svg(const UirProgram *p, size_t *len)
+{
+	size_t n = 0;
+	char *s = fp_svg(p->footprint_rec, p, &n);
+	if (len)
+		*len = n;
+	return s;
+}
+
+int uir_footprint_write(const UirProgram *p, const char *path, const char **why)
+{
+	size_t n;
+	char *s = uir_footprint_svg(p, &n);
+	if (!s) {
+		*why = "nothing was recorded: the race check did not run (an earlier error, or no uir_check_footprint())";
+		return -1;
+	}
+	int r = fp_write_file(path, s, n, why);
+	free(s);
+	return r;
+}
+
 void uir_free(UirProgram *p)
 {
 	if (!p)
 		return;
+	fp_free(p->footprint);
+	fp_free(p->footprint_rec);
 	diag_discard(p); /* the deferred diagnostics point into its arena */
 	free(p->src);
 	free(p->bufs);

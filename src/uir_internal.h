@@ -327,6 +327,9 @@ struct UirProgram {
 	bool checked;
 	bool optimised;        /* opt_program() has run */
 	bool opt_rewrites;     /* some decision of it needs the program rewritten (opt/opt.h) */
+	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records
+	                                  * into it (check/footprint.h); NULL otherwise */
+	struct Footprint *footprint_rec; /* what the last uir_check_footprint() recorded */
 };
 
 /* ---- diag.c: diagnostics ---- */

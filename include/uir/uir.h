@@ -58,6 +58,21 @@ UirProgram *uir_load_text(const char *name, const char *text, size_t len, FILE *
  * errors printed (first stage with errors only, in source order). */
 int uir_check(UirProgram *p, unsigned flags, FILE *err);
 
+/* The footprint picture (docs/commands.md, "uir check --footprint"). uir_check_footprint()
+ * checks P as uir_check() does, with the same result, diagnostics and exit status, and
+ * records for each checked code (a phase, a kernel, a thread loop) and each memory it
+ * accesses which iterations of its parallel index read and wrote each element, with the
+ * collisions the race check found; a program rejected for a race is recorded too (that is
+ * what the picture is for). Nothing is recorded when an earlier stage fails (E01-E04).
+ * uir_footprint_svg() returns that record drawn as SVG text (malloc'ed, NUL-terminated; its
+ * length in *LEN when LEN is not NULL; free it with free()), or NULL when nothing was
+ * recorded. uir_footprint_write() writes it to PATH without leaving a partial file (a
+ * temporary file in PATH's folder, then renamed; a device or FIFO is written directly):
+ * 0, or -1 with the reason in *WHY (a static string). */
+int uir_check_footprint(UirProgram *p, unsigned flags, FILE *err);
+char *uir_footprint_svg(const UirProgram *p, size_t *len);
+int uir_footprint_write(const UirProgram *p, const char *path, const char **why);
+
 /* Frees everything the program owns. NULL is allowed. */
 void uir_free(UirProgram *p);
 

@@ -18,6 +18,7 @@
  */
 #include "normal.h"
 #include "conflict_isl.h"
+#include "footprint.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,10 @@ typedef struct Access {
 	Guard guards[8];
 	int nguards;
 } Access;
+
+/* A colliding pair as numbers: iterations PA and PB of p (flat numbers), element ELEM; both
+ * write it, or PA writes what PB reads. */
+typedef struct Witness { int64_t pa, pb, elem; bool both_write; } Witness;
 
 typedef struct Code {
 	UirProgram *p;
@@ -68,6 +73,9 @@ typedef struct Code {
 	long tuples_left;      /* the enumeration's budgets, shared by the code's memories */
 	long work_left;
 	struct IfPath *paths; /* by access: the ifs around it (collect()) */
+	Witness coll_w;        /* the pair of coll, when it names one */
+	FpCode *fp;            /* recording the footprint (uir check --footprint), else NULL */
+	long fp_tuples, fp_work; /* the footprint enumeration's own budgets */
 } Code;
 
 typedef struct Digit {
@@ -509,6 +517,9 @@ typedef struct Enum {
 	const char *why;   /* set when the question cannot be decided */
 	bool over_budget;  /* ... because a budget ran out */
 	char *found;
+	Witness w;         /* found's pair */
+	FpMem *rec;        /* the footprint's record: every access's elements go there, and
+	                    * nothing is compared */
 } Enum;
 
 static void undecidable(Enum *en, const char *why)
@@ -583,6 +594,11 @@ static void visit(Enum *en)
 		return;
 	}
 	int64_t pv = pvalue(en);
+	if (en->rec) {
+		for (int k = 0; k < a->width; k++)
+			fp_touch(en->rec, (int64_t)(int32_t)(uint32_t)(off + k), pv, a->store);
+		return;
+	}
 	for (int k = 0; k < a->width && !en->found; k++) {
 		int64_t o = (int64_t)(int32_t)(uint32_t)(off + k);
 		Hit *h = table_slot(&en->tab, o);
@@ -610,12 +626,15 @@ static void visit(Enum *en)
 			int64_t other = h->pval != pv ? h->pval : h->has2 ? h->pval2 : pv;
 			int oacc = h->pval != pv ? h->acc : h->acc2;
 			h->atom = false;
-			if (other != pv)
+			if (other != pv) {
 				en->found = both_write(c, a->mem, other, oacc, pv, en->acc, o);
+				en->w = (Witness){ other, pv, o, true };
+			}
 		} else if (!a->store && h->used && (h->pval != pv || h->has2)) {
 			int64_t w = h->pval != pv ? h->pval : h->pval2;
 			int wacc = h->pval != pv ? h->acc : h->acc2;
 			en->found = write_read(c, a->mem, w, wacc, pv, en->acc, o);
+			en->w = (Witness){ w, pv, o, false };
 		}
 	}
 }
@@ -792,7 +811,7 @@ static double tuples_estimate(Code *c, const Mem *m, Stmt **outer, const bool *u
 
 /* The question of collision_of() put to ISL (conflict_isl.c): a witness message, "" for no
  * collision, NULL (with *WHY) when it cannot decide. */
-static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, const char **why)
+static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, const char **why, Witness *w)
 {
 	if (c->np > 1) { /* the question is put with one parallel index, not a tuple */
 		*why = "the integer set library is asked about one parallel index, not a grid's or block's tuple";
@@ -826,6 +845,7 @@ static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, co
 	case ISL_FOUND:
 		r = acc[pair.b].store ? both_write(c, m, pair.pa, at[pair.a], pair.pb, at[pair.b], pair.elem)
 				      : write_read(c, m, pair.pa, at[pair.a], pair.pb, at[pair.b], pair.elem);
+		*w = (Witness){ pair.pa, pair.pb, pair.elem, acc[pair.b].store };
 		break;
 	case ISL_UNKNOWN:
 		break;
@@ -837,24 +857,37 @@ out:
 	return r;
 }
 
-static const char *collision_of(Code *c, const Mem *m, const char **why)
+/* An enumeration of M's accesses in C with budgets TUPLES and WORK (free with enum_close()). */
+static void enum_open(Enum *en, Code *c, const Mem *m, long tuples, long work)
 {
-	Enum en;
-	memset(&en, 0, sizeof en);
-	en.c = c;
-	en.m = m;
-	en.tab.cap = 1 << 6;
-	en.tab.v = xcalloc(en.tab.cap, sizeof *en.tab.v);
-	en.tab.slots = xmalloc(en.tab.cap / 2 * sizeof *en.tab.slots);
-	en.budget = c->tuples_left;
-	en.work = c->work_left;
-	Stmt *outer[64];
+	memset(en, 0, sizeof *en);
+	en->c = c;
+	en->m = m;
+	en->tab.cap = 1 << 6;
+	en->tab.v = xcalloc(en->tab.cap, sizeof *en->tab.v);
+	en->tab.slots = xmalloc(en->tab.cap / 2 * sizeof *en->tab.slots);
+	en->budget = tuples;
+	en->work = work;
+}
+
+static void enum_close(Enum *en)
+{
+	free(en->tab.v);
+	free(en->tab.slots);
+}
+
+/* The loops around the checked code, outermost first, into OUTER (returns how many), and
+ * which of them matter to M in USED: named by an access to M (its offset, guards, loop
+ * bounds) or by the bound of an outer loop inside it; decided once, not per outer value. */
+static int outer_loops(Enum *en, Stmt **outer, bool *used)
+{
+	Code *c = en->c;
 	int no = 0;
-	for (Stmt *s = c->root->parent; s && !en.why; s = s->parent) {
+	for (Stmt *s = c->root->parent; s && !en->why; s = s->parent) {
 		if (s->kind != ST_LOOP)
 			continue;
 		if (no == 64)
-			undecidable(&en, "loops nested too deep to enumerate");
+			undecidable(en, "loops nested too deep to enumerate");
 		else
 			outer[no++] = s;
 	}
@@ -863,15 +896,42 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 		outer[i] = outer[no - 1 - i];
 		outer[no - 1 - i] = t;
 	}
-	/* which outer loops matter: named by an access to M (its offset, guards, loop bounds)
-	 * or by the bound of an outer loop inside it; decided once, not per outer value */
-	bool used[64];
 	for (int i = 0; i < no; i++) {
-		used[i] = code_uses(c, m, outer[i]->sym);
+		used[i] = code_uses(c, en->m, outer[i]->sym);
 		long budget = 200000;
 		for (int j = i + 1; j < no && !used[i]; j++)
 			used[i] = names(outer[j]->value, outer[i]->sym, 0, &budget);
 	}
+	return no;
+}
+
+/* The footprint of M in C (footprint.h): the enumeration of collision_of(), every access
+ * recorded into FM, with the footprint's own budgets (the check's are not touched). */
+static void footprint_memory(Code *c, const Mem *m, FpMem *fm)
+{
+	Enum en;
+	enum_open(&en, c, m, c->fp_tuples, c->fp_work);
+	en.rec = fm;
+	Stmt *outer[64];
+	bool used[64];
+	int no = outer_loops(&en, outer, used);
+	if (!en.why)
+		exact_outer(&en, outer, used, 0, no);
+	c->fp_tuples = en.budget > 0 ? en.budget : 0;
+	c->fp_work = en.work > 0 ? en.work : 0;
+	if (en.why)
+		fp_stopped(fm, en.why, en.over_budget);
+	enum_close(&en);
+}
+
+static const char *collision_of(Code *c, const Mem *m, const char **why, Witness *w)
+{
+	Enum en;
+	enum_open(&en, c, m, c->tuples_left, c->work_left);
+	Stmt *outer[64];
+	bool used[64];
+	int no = outer_loops(&en, outer, used);
+	Witness iw = { 0, 0, 0, false };
 	/* Enumerate where that is cheap; past the budget (seen beforehand from the bounds'
 	 * ranges, or found on the way) ask ISL (docs/language.md 7.6).
 	 * UIR_EXACT_ISL=1 asks ISL first at every size, =only asks ISL alone, =0 never: the
@@ -883,7 +943,7 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 	double tuples = en.why ? 0 : tuples_estimate(c, m, outer, used, no, &exact_count);
 	bool big = !en.why && !no_isl && (isl_first || tuples > (double)EXACT_ISL_FROM);
 	const char *iwhy = NULL, *r = NULL;
-	if (big && (r = collision_isl(c, m, outer, no, &iwhy)) != NULL)
+	if (big && (r = collision_isl(c, m, outer, no, &iwhy, &iw)) != NULL)
 		goto done;
 	if (big && isl_first && !strcmp(force, "only")) {
 		en.why = iwhy;
@@ -895,20 +955,24 @@ static const char *collision_of(Code *c, const Mem *m, const char **why)
 		exact_outer(&en, outer, used, 0, no);
 	c->tuples_left = en.budget > 0 ? en.budget : 0;
 	c->work_left = en.work > 0 ? en.work : 0;
-	if (en.over_budget && !big && !no_isl && (r = collision_isl(c, m, outer, no, &iwhy)) != NULL)
+	if (en.over_budget && !big && !no_isl && (r = collision_isl(c, m, outer, no, &iwhy, &iw)) != NULL)
 		goto done;
 	if (en.over_budget && iwhy)
 		en.why = fmt_str(&c->p->arena, "%s, and %s", en.why, iwhy);
 done:
-	free(en.tab.v);
-	free(en.tab.slots);
+	enum_close(&en);
 	if (r) {
 		*why = NULL;
+		if (w)
+			*w = iw;
 		return r;
 	}
 	*why = en.why;
-	if (en.found)
+	if (en.found) {
+		if (w)
+			*w = en.w;
 		return en.found;
+	}
 	return en.why ? NULL : "";
 }
 
@@ -918,7 +982,7 @@ done:
 static const char *collision(Code *c, const Mem *m)
 {
 	if (c->coll_mem != m) {
-		c->coll = collision_of(c, m, &c->coll_why);
+		c->coll = collision_of(c, m, &c->coll_why, &c->coll_w);
 		c->coll_mem = m;
 	}
 	return c->coll;
@@ -1158,11 +1222,18 @@ static void check_memory(Code *c, Mem *m)
 {
 	int before = diag_pending(c->p);
 	rules_memory(c, m);
-	if (!c->exact || diag_pending(c->p) == before)
-		return;
-	const char *pair = collision(c, m);
-	if (pair && !*pair)
-		diag_truncate(c->p, before);
+	if (c->exact && diag_pending(c->p) != before) {
+		const char *pair = collision(c, m);
+		if (pair && !*pair)
+			diag_truncate(c->p, before);
+	}
+	/* the footprint's collisions: those the messages name (the rule's error stands) */
+	if (c->fp && diag_pending(c->p) != before && c->coll_mem == m && c->coll && *c->coll) {
+		const Witness *w = &c->coll_w;
+		int64_t x = w->both_write && w->pb < w->pa ? w->pb : w->pa, y = x == w->pa ? w->pb : w->pa;
+		fp_collision(c->fp, m, w->elem, w->pa, w->pb, w->both_write,
+			     fmt_str(&c->p->arena, "%s / %s", p_text(c, x), p_text(c, y)), c->coll);
+	}
 }
 
 static void rules_memory(Code *c, Mem *m)
@@ -1302,6 +1373,50 @@ static void code_close(Code *c)
 	free(c->paths);
 }
 
+/* ---- the footprint (uir check --footprint, footprint.h) ---- */
+
+/* Starts recording code C: its title names it, its loops and how many iterations p has. */
+static void footprint_open(Code *c)
+{
+	int64_t iters = 1;
+	for (int i = 0; i < c->np; i++)
+		iters = p_bound(c, i) < 0 || iters < 0 ? -1 : iters * p_bound(c, i);
+	const char *pname = c->np == 1 ? c->pidx[0]->name
+			    : c->np == 2 ? fmt_str(&c->p->arena, "(%s, %s)", c->pidx[1]->name, c->pidx[0]->name)
+					 : fmt_str(&c->p->arena, "(%s, %s, %s)", c->pidx[2]->name, c->pidx[1]->name,
+						   c->pidx[0]->name);
+	const char *count = iters < 0 ? fmt_str(&c->p->arena, "a bound not known when checking")
+				      : fmt_str(&c->p->arena, "%lld %s", (long long)iters,
+						iters == 1 ? who1(c) : who(c));
+	const char *axis = c->kind == CK_PHASE ? "local" : c->kind == CK_KERNEL ? "global" : "thread";
+	const char *in = c->kind == CK_PHASE && c->root->kernel
+				 ? fmt_str(&c->p->arena, ", in the kernel at line %d", c->root->kernel->loc.line)
+				 : "";
+	const char *title = fmt_str(&c->p->arena, "%s: the %s loop%s %s at line %d (%s)%s; colour: the %s %s",
+				    c->kind == CK_PHASE ? "phase" : code_name(c), axis, c->np > 1 ? "s" : "", pname,
+				    c->root->loc.line, count, in, who1(c), pname);
+	c->fp = fp_code(c->p->footprint, c->kind == CK_PHASE ? "phase" : code_name(c), c->root->loc, title, pname, iters);
+	c->fp_tuples = EXACT_TUPLES;
+	c->fp_work = EXACT_WORK;
+}
+
+/* Records every memory of code C, in order of first access (after its check). */
+static void footprint_code(Code *c)
+{
+	for (int i = 0; i < c->nacc; i++) {
+		Mem *m = c->acc[i].mem;
+		if (c->mlist[mbeg(c, m)] != i)
+			continue;
+		bool sk = skipped(c, m);
+		const char *why = !sk ? NULL
+			: c->kind == CK_KERNEL ? "shared memory, private to each block, not compared across blocks (the phases show it)"
+					       : "private to each iteration (their home is this loop), not compared across iterations";
+		FpMem *fm = fp_mem(c->fp, m, stored_in_code(c, m), why);
+		if (!sk)
+			footprint_memory(c, m, fm);
+	}
+}
+
 static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 {
 	/* a single iteration (docs/language.md 7.5.4): nothing to keep apart; a nest (a grid or
@@ -1312,16 +1427,21 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 		const Stmt *l = nd > 1 ? root->dims[i] : root;
 		single &= l->value->kind == EX_LIT && l->bound_lit == 1;
 	}
-	if (!(flags & UIR_CHECK_STRICT) && single)
+	bool none = !(flags & UIR_CHECK_STRICT) && single;
+	if (none && !p->footprint)
 		return;
 	Code c;
 	code_open(&c, p, kind, root, flags);
+	if (p->footprint)
+		footprint_open(&c);
 	/* every memory once, in order of first access */
-	for (int i = 0; i < c.nacc; i++) {
+	for (int i = 0; i < c.nacc && !none; i++) {
 		Mem *m = c.acc[i].mem;
 		if (c.mlist[mbeg(&c, m)] == i && !skipped(&c, m))
 			check_memory(&c, m);
 	}
+	if (c.fp)
+		footprint_code(&c);
 	code_close(&c);
 }
 
@@ -1359,7 +1479,7 @@ LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const 
 	LoopConflict r = LC_NONE;
 	if (mbeg(&c, m) < mend(&c, m) && c.mstored[mem_key(&c, m)]) {
 		const char *why = NULL;
-		const char *found = collision_of(&c, m, &why);
+		const char *found = collision_of(&c, m, &why, NULL);
 		if (!found) {
 			r = LC_UNKNOWN;
 			*witness = why;
@@ -1394,6 +1514,8 @@ static void find_codes(UirProgram *p, Stmt *s, unsigned flags)
 
 bool check_races(UirProgram *p, unsigned flags)
 {
+	if (p->footprint)
+		fp_ran(p->footprint);
 	find_codes(p, p->top, flags);
 	/* the first rule broken anywhere in the program comes first: E0501, E0502, E0503
 	 * (docs/language.md 7.4.5; the phase, kernel and thread checks together) */
