@@ -19,9 +19,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* 24 bytes: an element is an i32 offset, an iteration's flat number below 2^31 (a loop
+ * index is an i32, a grid has at most 2^31-1 blocks). */
 typedef struct FpCell {
-	int64_t e;
-	int64_t w, w2, r, r2; /* the first two different iterations that wrote / read it, -1: none */
+	int32_t e;
+	int32_t w, w2, r, r2; /* the first two different iterations that wrote / read it, -1: none */
 	bool used;
 } FpCell;
 
@@ -130,7 +132,7 @@ static FpCell *cell_slot(FpCell *v, size_t cap, int64_t e)
 
 void fp_touch(FpMem *fm, int64_t e, int64_t p, bool write)
 {
-	if (e < 0 || e >= fm->mem->size) {
+	if (e < 0 || e >= fm->mem->size || p < 0 || p > INT32_MAX) {
 		fm->outside++;
 		return;
 	}
@@ -155,14 +157,14 @@ void fp_touch(FpMem *fm, int64_t e, int64_t p, bool write)
 			fm->cap = ncap;
 			s = cell_slot(fm->v, fm->cap, e);
 		}
-		*s = (FpCell){ e, -1, -1, -1, -1, true };
+		*s = (FpCell){ (int32_t)e, -1, -1, -1, -1, true };
 		fm->used++;
 	}
-	int64_t *a = write ? &s->w : &s->r, *b = write ? &s->w2 : &s->r2;
+	int32_t *a = write ? &s->w : &s->r, *b = write ? &s->w2 : &s->r2;
 	if (*a < 0)
-		*a = p;
+		*a = (int32_t)p;
 	else if (*a != p && *b < 0)
-		*b = p;
+		*b = (int32_t)p;
 }
 
 void fp_stopped(FpMem *fm, const char *why, bool over_budget)
@@ -387,7 +389,7 @@ static void draw_mem(Draw *d, FILE *a, const FpCode *c, const FpMem *fm)
 	bool co_in = co && co->e >= first && co->e < first + shown;
 	bool co_drawn = false;
 	for (size_t i = 0; i <= n; i++) {
-		FpCell red = { co_in ? co->e : 0, -1, -1, -1, -1, true };
+		FpCell red = { co_in ? (int32_t)co->e : 0, -1, -1, -1, -1, true };
 		const FpCell *e = i < n ? &cells[i] : &red;
 		if (i == n && (!co_in || co_drawn))
 			break; /* (the collision's element is drawn last if the record stopped before it) */

@@ -151,6 +151,19 @@ def matmul_large(uir, src):
     os.unlink(out)
 
 
+def docs_pictures(uir, src):
+    """docs/footprint.md shows docs/pictures/*.svg: they are what uir draws today."""
+    for prog, pic in (('tests/programs/spec/race_neighbour.uir', 'race_neighbour.svg'),
+                      ('tests/programs/kernels/matmul_tiled_small.uir', 'matmul_tiled_small.svg')):
+        fd, out = tempfile.mkstemp(suffix='.svg')
+        os.close(fd)
+        subprocess.run([os.path.abspath(uir), 'check', '--footprint', out, prog], cwd=src, capture_output=True)
+        have = open(os.path.join(src, 'docs', 'pictures', pic), 'rb').read()
+        check(open(out, 'rb').read() == have, 'docs/pictures/%s is not what uir draws today; from the repository '
+              'root: build/src/uir check --footprint docs/pictures/%s %s' % (pic, pic, prog))
+        os.unlink(out)
+
+
 def errors(uir, src):
     prog = os.path.join(src, 'tests/programs/kernels/matmul_tiled_small.uir')
     tmp = tempfile.mkdtemp()
@@ -204,7 +217,7 @@ def main():
         print('usage: footprint.py UIR SRCROOT', file=sys.stderr)
         return 64
     uir, src = sys.argv[1], sys.argv[2]
-    for t in (race_neighbour, matmul_small, matmul_large, errors):
+    for t in (race_neighbour, matmul_small, matmul_large, docs_pictures, errors):
         before = failures
         t(uir, src)
         print('%s: %s' % (t.__name__, 'ok' if failures == before else 'FAILED'))
