@@ -517,7 +517,8 @@ char *fp_svg(const Footprint *fp, const UirProgram *p, size_t *len)
 		uir_internal_error(__FILE__, __LINE__, "open_memstream failed");
 	int ncoll = 0;
 	FpCode **codes = xmalloc(((size_t)fp->ncodes + 1) * sizeof *codes);
-	memcpy(codes, fp->codes, (size_t)fp->ncodes * sizeof *codes);
+	if (fp->ncodes)
+		memcpy(codes, fp->codes, (size_t)fp->ncodes * sizeof *codes);
 	qsort(codes, (size_t)fp->ncodes, sizeof *codes, code_cmp);
 	for (int i = 0; i < fp->ncodes; i++)
 		ncoll += codes[i]->ncolls;

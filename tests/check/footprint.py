@@ -151,6 +151,73 @@ def matmul_large(uir, src):
     os.unlink(out)
 
 
+SHAPES = {
+    # no parallel loop: a picture that says so
+    'plain.uir': 'buffer out i32 16\nloop i 16 {\n  store out i i\n}\n',
+    # same-op atomics commute: every h[k] updated by several iterations, no collision
+    'atomic.uir': 'buffer h i32 8\nloop i 64 thread {\n  atomic.add h (mod i 8) 1\n}\n',
+    # a 2-D grid of 2-D blocks: iterations are tuples
+    'grid.uir': """buffer out i32 64
+loop gy 2 global {
+  loop gx 4 global {
+    loop ty 2 local {
+      loop tx 4 local {
+        store out (add (mul (add (mul gy 2) ty) 16) (add (mul gx 4) tx)) 1
+        store out (add (mul gy 32) gx) 2
+      }
+    }
+  }
+}
+""",
+    # 100,000 iterations: ISL finds the pair; the window of 60,000 elements is around it
+    'isl.uir': 'buffer a i32 60000\nloop p 100000 thread {\n  store a (add (div p 2) 7000) p\n}\n',
+}
+
+
+def shapes(uir, src):
+    tmp = tempfile.mkdtemp()
+    for name, text in SHAPES.items():
+        with open(os.path.join(tmp, name), 'w') as f:
+            f.write(text)
+    p, out = run_footprint(uir, os.path.join(tmp, 'plain.uir'))
+    root, codes = parse(out)
+    check(p.returncode == 0 and root.get('data-codes') == '0' and not codes, 'plain.uir: a picture of no code')
+    os.unlink(out)
+    p, out = run_footprint(uir, os.path.join(tmp, 'atomic.uir'))
+    root, codes = parse(out)
+    h = code(codes, 'thread loop', 2).mems['h']
+    check(p.returncode == 0 and root.get('data-collisions') == '0', 'atomic.uir: no collision')
+    check(sorted(h.cells) == list(range(8)) and all(int(u.get('data-w')) == e and int(u.get('data-w2')) == e + 8
+                                                   for e, u in h.cells.items()),
+          'atomic.uir: h[k] updated first by k, then by k + 8')
+    os.unlink(out)
+    p, out = run_footprint(uir, os.path.join(tmp, 'grid.uir'))
+    same_as_check(uir, os.path.join(tmp, 'grid.uir'), p)
+    root, codes = parse(out)
+    kernel, phase = code(codes, 'kernel', 2), code(codes, 'phase', 4)
+    check(kernel.g.get('data-p') == '(gy, gx)' and phase.g.get('data-p') == '(ty, tx)', 'grid.uir: tuple indices')
+    kc, pc = kernel.mems['out'].collisions(), phase.mems['out'].collisions()
+    check(list(kc) == [1] and kc[1].get('data-collision') == '(gy=0, gx=0) / (gy=0, gx=1)',
+          'grid.uir: the kernel\'s pair of blocks: %s' % {e: u.get('data-collision') for e, u in kc.items()})
+    check(list(pc) == [0] and pc[0].get('data-collision') == '(ty=0, tx=0) / (ty=0, tx=1)',
+          'grid.uir: the phase\'s pair of threads: %s' % {e: u.get('data-collision') for e, u in pc.items()})
+    os.unlink(out)
+    p, out = run_footprint(uir, os.path.join(tmp, 'isl.uir'))
+    same_as_check(uir, os.path.join(tmp, 'isl.uir'), p)
+    root, codes = parse(out)
+    a = code(codes, 'thread loop', 2).mems['a']
+    first, shown = a.num('first'), a.num('shown')
+    coll = a.collisions()
+    check(a.num('sample') == 1 and first <= 31999 < first + shown and list(coll) == [31999],
+          'isl.uir: the window holds the collision a[31999]: first %d, shown %d, %s' % (first, shown, sorted(coll)))
+    if 31999 in coll:
+        check(coll[31999].get('data-collision') == 'p=49998 / p=49999', 'isl.uir: the pair p=49998 / p=49999')
+    os.unlink(out)
+    for name in SHAPES:
+        os.unlink(os.path.join(tmp, name))
+    os.rmdir(tmp)
+
+
 def docs_pictures(uir, src):
     """docs/footprint.md shows docs/pictures/*.svg: they are what uir draws today."""
     for prog, pic in (('tests/programs/spec/race_neighbour.uir', 'race_neighbour.svg'),
@@ -217,7 +284,7 @@ def main():
         print('usage: footprint.py UIR SRCROOT', file=sys.stderr)
         return 64
     uir, src = sys.argv[1], sys.argv[2]
-    for t in (race_neighbour, matmul_small, matmul_large, docs_pictures, errors):
+    for t in (race_neighbour, matmul_small, matmul_large, shapes, docs_pictures, errors):
         before = failures
         t(uir, src)
         print('%s: %s' % (t.__name__, 'ok' if failures == before else 'FAILED'))
