@@ -1,8 +1,11 @@
-/* test_check.c - unit tests of the offset normaliser (src/check/normal.c) and of the
- * digit rule (src/check/races.c) on small programs. Prints `N passed, N failed`. */
+/* test_check.c - unit tests of the offset normaliser (src/check/normal.c), of the
+ * digit rule (src/check/races.c) on small programs, and of the footprint picture's C API.
+ * Prints `N passed, N failed`. */
 #include "uir_internal.h"
 #include "check/normal.h"
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int passed, failed;
 
@@ -191,6 +194,60 @@ static void captures_of(const char *what, const char *text, const char *loop, co
 	fclose(devnull);
 }
 
+/* The C API of the footprint picture (include/uir/uir.h): what the Python binding and
+ * `check --footprint` call. */
+static void footprint_api(void)
+{
+	FILE *devnull = fopen("/dev/null", "w");
+	const char *race = "buffer in f32 64 = iota\nbuffer out f32 64\nalloc tile f32 17\nloop g 4 global {\n"
+			   "  loop t 16 local {\n    store tile t (load in (add (mul g 16) t))\n"
+			   "    store out (add (mul g 16) t) (load tile (add t 1))\n  }\n}\n";
+	UirProgram *p = load(race, devnull);
+	expect_str("footprint: uir_check_footprint() counts check's errors", uir_check_footprint(p, 0, devnull) == 1 ? "1" : "not 1", "1");
+	expect_str("footprint: the same first error as uir_check()", uir_first_error(p), "E0503");
+	size_t len = 0;
+	char *svg = uir_footprint_svg(p, &len);
+	expect_str("footprint: a picture of a program that races", svg && len == strlen(svg) ? "svg" : "none", "svg");
+	expect_str("footprint: the colliding pair", svg && strstr(svg, "data-collision=\"t=1 / t=0\"") ? "found" : "missing",
+		   "found");
+	/* a later plain check records nothing and keeps the picture */
+	uir_check(p, 0, devnull);
+	char *again = uir_footprint_svg(p, NULL);
+	expect_str("footprint: a later uir_check() leaves it", again && svg && !strcmp(again, svg) ? "same" : "changed", "same");
+	free(again);
+	free(svg);
+	char path[] = "/tmp/uir-unit-footprint-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		close(fd);
+	const char *why = NULL;
+	expect_str("footprint: uir_footprint_write()", fd >= 0 && uir_footprint_write(p, path, &why) == 0 ? "0" : "-1", "0");
+	FILE *f = fopen(path, "r");
+	char head[6] = "";
+	if (f) {
+		if (!fgets(head, sizeof head, f))
+			head[0] = 0;
+		fclose(f);
+	}
+	expect_str("footprint: the file written", head, "<?xml");
+	remove(path);
+	expect_str("footprint: a write into a missing folder",
+		   uir_footprint_write(p, "/nonexistent-uir-dir/x.svg", &why) == -1 && why ? why : "(none)",
+		   "No such file or directory");
+	uir_free(p);
+	/* nothing is recorded without uir_check_footprint(), nor when checking stops before the
+	 * race rules */
+	p = load(race, devnull);
+	uir_check(p, 0, devnull);
+	expect_str("footprint: none after plain uir_check()", uir_footprint_svg(p, NULL) ? "svg" : "none", "none");
+	uir_free(p);
+	p = load("buffer a i32 4\nstore a 9 1\n", devnull);
+	uir_check_footprint(p, 0, devnull);
+	expect_str("footprint: none after E0301", uir_footprint_svg(p, NULL) ? "svg" : "none", "none");
+	uir_free(p);
+	fclose(devnull);
+}
+
 int main(void)
 {
 	/* normal forms */
@@ -291,6 +348,7 @@ int main(void)
 	conflict_of("an offset loaded from stored memory is undecidable",
 		    "buffer a i32 8\nbuffer ix i32 8\nloop p 8 {\n  store ix p 0\n  store a (load ix p) 1\n}\n", "p", "a",
 		    LC_UNKNOWN, "the offset of a on line 5 is not known");
+	footprint_api();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
