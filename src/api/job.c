@@ -176,9 +176,10 @@ static _Noreturn void child_run(const UirProgram *p, const UirRunSpec *spec, Uir
 }
 
 /* The child's start: its signals, standard streams and exits; then the run. */
-static _Noreturn void child_main(const UirProgram *p, const UirRunSpec *spec, UirJob *j, int wfd, pid_t parent,
-				 const sigset_t *old)
+static _Noreturn void child_main(const UirProgram *p, const UirRunSpec *spec, UirJob *j, const int fds[2],
+				 pid_t parent, const sigset_t *old)
 {
+	int wfd = fds[1];
 	child_signals(old);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
@@ -186,10 +187,13 @@ static _Noreturn void child_main(const UirProgram *p, const UirRunSpec *spec, Ui
 	on_exit(child_on_exit, NULL);
 	__fpurge(stdout); /* what the parent had not written yet is the parent's */
 	__fpurge(stderr);
+	close(fds[0]);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
+		if (null > 2 && null != wfd)
+			close(null);
 	}
 	if (wfd != 2) {
 		dup2(wfd, 2);
@@ -236,13 +240,18 @@ UirJob *uir_run_start(const UirProgram *p, const UirRunSpec *spec, UirError *e)
 			return start_failed(j, e, UIR_EXIT_ERROR, msg);
 		}
 	}
+	/* the pipe is made and its write end closed under the lock, so that no other job's
+	 * child (forked under it too) holds that end */
+	api_lock();
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0) {
+		api_unlock();
 		char msg[256];
 		snprintf(msg, sizeof msg, "uir run: cannot start the run: %s\n", strerror(errno));
 		return start_failed(j, e, UIR_EXIT_INTERNAL, msg);
 	}
-	api_lock();
+	/* the parent reads without blocking: uir_job_wait() keeps to its time */
+	fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
 	/* the JIT's module is loaded once, here, rather than in every child */
 	UirEngine engine;
 	if (!spec->engine || (engine_parse(spec->engine, &engine) && engine != UIR_ENGINE_INTERP))
@@ -253,11 +262,11 @@ UirJob *uir_run_start(const UirProgram *p, const UirRunSpec *spec, UirError *e)
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid == 0)
-		child_main(p, spec, j, fds[1], parent, &old);
+		child_main(p, spec, j, fds, parent, &old);
 	int fork_errno = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	api_unlock();
 	close(fds[1]);
+	api_unlock();
 	j->fd = fds[0];
 	if (pid < 0) {
 		char msg[256];
@@ -311,8 +320,7 @@ static bool reap(UirJob *j, bool wait)
 	j->done = true;
 	j->reaped = r == j->pid;
 	j->wstatus = ws;
-	if (j->fd >= 0) { /* the rest of its text, without waiting for a writer the child left */
-		fcntl(j->fd, F_SETFL, fcntl(j->fd, F_GETFL) | O_NONBLOCK);
+	if (j->fd >= 0) { /* the rest of its text (the read does not wait for a writer the child left) */
 		drain(j);
 		close(j->fd);
 		j->fd = -1;

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "../interp/interp.h"
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -112,11 +113,12 @@ static const UirLlvmApi *load_first(const char *dir, const char *const *rel, siz
 static const UirLlvmApi *load_near_library(void)
 {
 	Dl_info info;
-	char lib[PATH_MAX], exe[PATH_MAX];
-	if (!dladdr(load_error, &info) || !info.dli_fname || !realpath(info.dli_fname, lib))
+	struct link_map *map = NULL;
+	char lib[PATH_MAX];
+	/* the main program's link map has no name */
+	if (!dladdr1(load_error, &info, (void **)&map, RTLD_DL_LINKMAP) || !map || !map->l_name || !*map->l_name ||
+	    !realpath(map->l_name, lib))
 		return NULL;
-	if (realpath("/proc/self/exe", exe) && !strcmp(exe, lib))
-		return NULL; /* the executable */
 	char *slash = strrchr(lib, '/');
 	if (slash)
 		*slash = 0;

@@ -228,6 +228,20 @@ def test_timeout_ends_the_run():
     assert not children(), 'the run was not ended'
 
 
+def test_timeout_after_output():
+    """the run printed something (the note of racecheck) and goes on: the wait keeps to its
+    slices all the same"""
+    p = uir.loads(LONG + 'buffer r i32 1\nloop t 2 thread {\n  store r 0 t\n}\n')
+    with pytest.raises(uir.Error) as info:
+        p.check()
+    assert info.value.code == 'E0502'
+    t0 = time.monotonic()
+    with pytest.raises(uir.Timeout):
+        p.run(racecheck=True, timeout=0.3)
+    assert time.monotonic() - t0 < 5
+    assert not children()
+
+
 def children():
     """The live child processes of this process (zombies included, until reaped)."""
     pids = []
