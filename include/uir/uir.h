@@ -73,8 +73,8 @@ const char *uir_first_error(const UirProgram *p);
 /* ---- libuir.so (src/api/): the library the Python module `uir` calls (docs/python.md) ----
  *
  * Every function below may be called from several threads at once (they take one lock
- * where they touch a program), reports what went wrong in a UirError instead of printing
- * it, and never changes the program it is given: each check, rendering or run works on a
+ * where they touch a program; a UirJob is used by one thread at a time), reports what went
+ * wrong in a UirError instead of printing it, and never changes the program it is given: each check, rendering or run works on a
  * fresh copy of the program's text, as one `uir` command would. A run happens in a child
  * process (fork), so that it can be stopped at any time (uir_job_free), and so that a
  * crash or an internal error in it (exit 70) ends the child, not the caller. */

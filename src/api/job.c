@@ -112,16 +112,16 @@ static void child_signals(const sigset_t *old)
 /* Parses SPEC into PLAN as run's options would; -1 when good, else the usage error's 64. */
 static int child_plan(const UirProgram *q, const UirRunSpec *spec, RunPlan *plan, RunInput *inputs)
 {
-	const char *engine = spec->engine ? spec->engine : "auto";
-	if (!engine_parse(engine, &plan->engine))
-		return usage_error("run", "--engine is auto, jit or interp, found '%s'", engine);
-	int threads = spec->threads;
+	int threads = spec->threads; /* in the order `uir run` checks its options */
 	if (threads) {
 		char s[32];
 		snprintf(s, sizeof s, "%d", threads);
 		if (engine_parse_threads(s) < 0)
 			return usage_error("run", "--threads needs an integer from 1 to 1024, found '%s'", s);
 	}
+	const char *engine = spec->engine ? spec->engine : "auto";
+	if (!engine_parse(engine, &plan->engine))
+		return usage_error("run", "--engine is auto, jit or interp, found '%s'", engine);
 	bool racecheck = spec->flags & UIR_RUN_RACECHECK;
 	if (racecheck && plan->engine == UIR_ENGINE_JIT)
 		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
