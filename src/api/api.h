@@ -5,8 +5,10 @@
 
 #include "../uir_internal.h"
 
-/* The library's one lock: held by every function that touches a program (the deferred
- * diagnostics of diag.c, the module loader of engine.c and the like are one per process). */
+/* The library's one lock: held by every function that touches a program, so that what is
+ * one per process (the loader of the LLVM module in engine.c, a file static anywhere in the
+ * core) is used by one thread at a time, and so that a run's fork never copies the library
+ * in the middle of another thread's call. */
 void api_lock(void);
 void api_unlock(void);
 
