@@ -269,7 +269,57 @@ UIR_FN int uir_npy_same_dtype(const char *have, const char *want)
 	       (have[0] == '<' || have[0] == '>' || have[0] == '=' || have[0] == '|');
 }
 
-/* uir-helper: uir_npy_read_header needs: uir_npy_type_name uir_npy_parse_header uir_npy_same_dtype */
+/* uir-helper: uir_npy_match needs: uir_npy_type_name uir_npy_same_dtype */
+/* Whether an array of the dtype string HAVE, in Fortran order when FORTRAN_ORDER, of
+ * ELEMENTS elements (-1: more than 2^62) would replace a buffer of count elements of the
+ * dtype descr: what a .npy header says (uir_npy_read_header), or what the library is given
+ * for an array in memory (src/cli/buffers.c). HAVE may be changed (control bytes become
+ * '?'). Returns NULL, or what is wrong (a constant or text in msg, msglen bytes). */
+UIR_FN const char *uir_npy_match(char *have, int fortran_order, int64_t elements,
+				 const char *descr, int64_t count, char *msg, size_t msglen)
+{
+	const char *type = uir_npy_type_name(descr);
+	size_t i;
+	if (!type)
+		return "internal error: bad buffer dtype or count";
+	if (!uir_npy_same_dtype(have, descr)) {
+		for (i = 0; have[i]; i++) /* keep the message one printable line */
+			if (have[i] < ' ' || have[i] > '~')
+				have[i] = '?';
+		snprintf(msg, msglen, "dtype '%s' does not match %s buffer (needs '%s')", have,
+			 type, descr);
+		return msg;
+	}
+	if (fortran_order)
+		return "fortran_order is True (needs C order)";
+	if (elements != count) {
+		if (elements < 0)
+			snprintf(msg, msglen, "more than 2^62 elements, buffer has %lld",
+				 (long long)count);
+		else
+			snprintf(msg, msglen, "%lld elements, buffer has %lld", (long long)elements,
+				 (long long)count);
+		return msg;
+	}
+	return NULL;
+}
+
+/* uir-helper: uir_npy_fix_data needs: uir_npy_host_is_little uir_npy_swap_bytes */
+/* Turns count elements of the dtype descr at data, as a .npy file holds them
+ * (little-endian, a bool byte any value), into the buffer's form in memory: the host's
+ * byte order, bool 0 or 1. */
+UIR_FN void uir_npy_fix_data(void *data, const char *descr, int64_t count)
+{
+	size_t size = (size_t)(descr[2] - '0');
+	int64_t i;
+	if (size > 1 && !uir_npy_host_is_little())
+		uir_npy_swap_bytes(data, count, (int)size);
+	if (descr[1] == 'b') /* bool: 0 or 1 */
+		for (i = 0; i < count; i++)
+			((unsigned char *)data)[i] = ((unsigned char *)data)[i] != 0;
+}
+
+/* uir-helper: uir_npy_read_header needs: uir_npy_type_name uir_npy_parse_header uir_npy_match */
 /* Reads the header of a .npy file from the open stream f, for a buffer of count elements
  * of the dtype descr, and leaves f at the start of the data. Returns NULL, or what is wrong
  * (a constant or text in msg, msglen bytes), "truncated data" included when the file is
@@ -285,7 +335,7 @@ UIR_FN const char *uir_npy_read_header(FILE *f, const char *descr, int64_t count
 	char have[32];
 	const char *problem;
 	int fortran_order = 0;
-	int64_t elements = 0, i;
+	int64_t elements = 0;
 	long here, end;
 	if (!type || count < 0)
 		return "internal error: bad buffer dtype or count";
@@ -321,25 +371,9 @@ UIR_FN const char *uir_npy_read_header(FILE *f, const char *descr, int64_t count
 	free(header);
 	if (problem)
 		return problem;
-	if (!uir_npy_same_dtype(have, descr)) {
-		for (i = 0; have[i]; i++) /* keep the message one printable line */
-			if (have[i] < ' ' || have[i] > '~')
-				have[i] = '?';
-		snprintf(msg, msglen, "dtype '%s' does not match %s buffer (needs '%s')", have,
-			 type, descr);
-		return msg;
-	}
-	if (fortran_order)
-		return "fortran_order is True (needs C order)";
-	if (elements != count) {
-		if (elements < 0)
-			snprintf(msg, msglen, "more than 2^62 elements, buffer has %lld",
-				 (long long)count);
-		else
-			snprintf(msg, msglen, "%lld elements, buffer has %lld", (long long)elements,
-				 (long long)count);
-		return msg;
-	}
+	problem = uir_npy_match(have, fortran_order, elements, descr, count, msg, msglen);
+	if (problem)
+		return problem;
 	/* the bytes left in the file against the claim (a stream without a size: no check) */
 	here = ftell(f);
 	if (here >= 0 && fseek(f, 0, SEEK_END) == 0) {
@@ -352,7 +386,7 @@ UIR_FN const char *uir_npy_read_header(FILE *f, const char *descr, int64_t count
 	return NULL;
 }
 
-/* uir-helper: uir_npy_read_stream needs: uir_npy_host_is_little uir_npy_swap_bytes uir_npy_read_header */
+/* uir-helper: uir_npy_read_stream needs: uir_npy_fix_data uir_npy_read_header */
 /* Reads a .npy file from the open stream f into dst, which holds count elements of the
  * buffer dtype descr. Returns NULL, or what is wrong: a constant or text in msg (msglen
  * bytes). See uir_npy_read. */
@@ -361,17 +395,12 @@ UIR_FN const char *uir_npy_read_stream(FILE *f, const char *descr, int64_t count
 {
 	const char *problem = uir_npy_read_header(f, descr, count, msg, msglen);
 	size_t size;
-	int64_t i;
 	if (problem)
 		return problem;
 	size = (size_t)(descr[2] - '0');
 	if (fread(dst, size, (size_t)count, f) != (size_t)count)
 		return "truncated data";
-	if (size > 1 && !uir_npy_host_is_little())
-		uir_npy_swap_bytes(dst, count, (int)size);
-	if (descr[1] == 'b') /* bool: 0 or 1 */
-		for (i = 0; i < count; i++)
-			((unsigned char *)dst)[i] = ((unsigned char *)dst)[i] != 0;
+	uir_npy_fix_data(dst, descr, count);
 	return NULL;
 }
 

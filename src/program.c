@@ -47,8 +47,23 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* What to do with a program that does not load: uir_free() it, after calling the hook of
+ * program_load() with it. */
+typedef struct LoadFail {
+	void (*fn)(const UirProgram *p, void *ctx);
+	void *ctx;
+} LoadFail;
+
+static UirProgram *failed(UirProgram *p, const LoadFail *fail)
+{
+	if (fail && fail->fn)
+		fail->fn(p, fail->ctx);
+	uir_free(p);
+	return NULL;
+}
+
 /* Parses and types TEXT (owned by P from now on). */
-static UirProgram *load_text(UirProgram *p, char *text, size_t len)
+static UirProgram *load_text(UirProgram *p, char *text, size_t len, const LoadFail *fail)
 {
 	p->src = text;
 	p->srclen = len;
@@ -64,13 +79,10 @@ static UirProgram *load_text(UirProgram *p, char *text, size_t len)
 			}
 		}
 		diag(p, (Loc){ line, col }, "E0101", "a NUL byte: this is not a text file");
-		uir_free(p);
-		return NULL;
+		return failed(p, fail);
 	}
-	if (!parse_program(p) || !types_program(p)) {
-		uir_free(p);
-		return NULL;
-	}
+	if (!parse_program(p) || !types_program(p))
+		return failed(p, fail);
 	return p;
 }
 
@@ -82,7 +94,7 @@ static UirProgram *new_program(const char *path, FILE *err)
 	return p;
 }
 
-UirProgram *uir_load(const char *path, FILE *err)
+static UirProgram *load_file(const char *path, FILE *err, const LoadFail *fail)
 {
 	UirProgram *p = new_program(path, err);
 	struct stat st;
@@ -90,27 +102,42 @@ UirProgram *uir_load(const char *path, FILE *err)
 	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode) && (kind = uir_not_regular(&st)) != NULL) {
 		/* a FIFO would block the open until someone writes (util/files.h) */
 		diag(p, (Loc){ 0, 0 }, "E0001", "cannot read the file: it is %s, not a regular file", kind);
-		uir_free(p);
-		return NULL;
+		return failed(p, fail);
 	}
 	size_t len = 0;
 	char *text = read_file(path, &len);
 	if (!text) {
 		int e = errno;
 		diag(p, (Loc){ 0, 0 }, "E0001", "cannot read the file: %s", strerror(e));
-		uir_free(p);
-		return NULL;
+		return failed(p, fail);
 	}
-	return load_text(p, text, len);
+	return load_text(p, text, len, fail);
 }
 
-UirProgram *uir_load_text(const char *name, const char *text, size_t len, FILE *err)
+static UirProgram *load_copy(const char *name, const char *text, size_t len, FILE *err, const LoadFail *fail)
 {
 	UirProgram *p = new_program(name, err);
 	char *copy = xmalloc(len + 1);
 	memcpy(copy, text, len);
 	copy[len] = 0;
-	return load_text(p, copy, len);
+	return load_text(p, copy, len, fail);
+}
+
+UirProgram *uir_load(const char *path, FILE *err)
+{
+	return load_file(path, err, NULL);
+}
+
+UirProgram *uir_load_text(const char *name, const char *text, size_t len, FILE *err)
+{
+	return load_copy(name, text, len, err, NULL);
+}
+
+UirProgram *program_load(const char *path, const char *text, size_t len, FILE *err,
+			 void (*on_fail)(const UirProgram *p, void *ctx), void *ctx)
+{
+	LoadFail fail = { on_fail, ctx };
+	return text ? load_copy(path, text, len, err, &fail) : load_file(path, err, &fail);
 }
 
 int uir_check(UirProgram *p, unsigned flags, FILE *err)

@@ -323,6 +323,7 @@ struct UirProgram {
 	int ndeferred, capdeferred;
 	char first_code[8];
 	Loc first_loc;         /* where the first error (first_code) points */
+	char first_msg[1024];  /* its message as printed (control bytes as '?'), for the library */
 	int nerrors;
 	bool checked;
 	bool optimised;        /* opt_program() has run */
@@ -363,6 +364,14 @@ char *fmt_str(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* S (a path, a string of the program) as diagnostics print it: control bytes as '?'
  * (util/escape.h), in A. For messages that generated code prints as `uir run` does. */
 char *diag_shown(Arena *a, const char *s);
+
+/* ---- program.c ---- */
+/* uir_load(PATH) when TEXT is NULL, else uir_load_text(PATH, TEXT, LEN): a program that does
+ * not load is given to ON_FAIL(P, CTX) (may be NULL), with its first error recorded
+ * (first_code, first_loc, first_msg), before it is freed and NULL returned. For the library
+ * (src/api/), which reports that error to its caller. */
+UirProgram *program_load(const char *path, const char *text, size_t len, FILE *err,
+			 void (*on_fail)(const UirProgram *p, void *ctx), void *ctx);
 
 /* ---- lex.c ---- */
 typedef enum {

@@ -85,4 +85,116 @@ int64_t uir_buffer_size(const UirProgram *p, int i); /* elements */
 /* The code of the first error printed by uir_load/uir_check ("E0503"), or "" if none. */
 const char *uir_first_error(const UirProgram *p);
 
+/* ---- libuir.so (src/api/): the library the Python module `uir` calls (docs/python.md) ----
+ *
+ * Every function below may be called from several threads at once (they take one lock
+ * where they touch a program; a UirJob is used by one thread at a time), reports what went
+ * wrong in a UirError instead of printing it, and never changes the program it is given: each check, rendering or run works on a
+ * fresh copy of the program's text, as one `uir` command would. A run happens in a child
+ * process (fork), so that it can be stopped at any time (uir_job_free), and so that a
+ * crash or an internal error in it (exit 70) ends the child, not the caller. */
+
+/* What went wrong in one call: the exit status `uir` would have had, the first error it
+ * printed and everything it printed on standard error. Zero it before its first use;
+ * uir_error_clear() frees what a call left in it (each call clears it first). */
+typedef struct UirError {
+	int status;          /* UIR_EXIT_OK, _ERROR, _NOT_KERNEL, _USAGE or _INTERNAL */
+	char code[8];        /* the first error's code ("E0503"); "" for one without a code
+	                      * (usage, out of memory, internal, not in kernel form) */
+	int line, col;       /* the place of the first error with a code, 1-based; 0 when it
+	                      * has none (its diagnostic then says 1:1) */
+	char message[1024];  /* its message (after `error[CODE]: `), control bytes as '?';
+	                      * without a code: the first line printed, or the reason a program
+	                      * is not in kernel form (after `invalid: `) */
+	int signal;          /* a run only: the signal that ended its process (SIGINT when it was
+	                      * interrupted, SIGKILL when uir_job_free stopped it), else 0 */
+	char *text;          /* every diagnostic as `uir` prints it on standard error, the source
+	                      * lines and carets included, NUL-terminated; NULL when empty */
+} UirError;
+
+/* Frees E->text and zeroes E. */
+void uir_error_clear(UirError *e);
+
+/* Frees a text the library returned (uir_render_text). NULL is allowed. */
+void uir_text_free(char *text);
+
+/* uir_load(PATH) and uir_load_text(NAME, TEXT, LEN) with the diagnostics in E (cleared
+ * first) instead of on a stream: NULL with E->status 1 when the program does not load.
+ * The program is freed with uir_close(). */
+UirProgram *uir_open(const char *path, UirError *e);
+UirProgram *uir_open_text(const char *name, const char *text, size_t len, UirError *e);
+
+/* uir_free() under the library's lock (so that it may run while another thread checks a
+ * program). NULL is allowed. */
+void uir_close(UirProgram *p);
+
+/* `uir check` (FLAGS: UIR_CHECK_STRICT, UIR_CHECK_NO_EXACT) of a copy of P. Returns 0 when
+ * it is valid, else E->status (1) with the diagnostics in E. */
+int uir_verify(const UirProgram *p, unsigned flags, UirError *e);
+
+/* `uir render` (CUDA false) or `uir render-cuda` (CUDA true), with `--main` when MAIN, of
+ * a copy of P: *OUT gets the text (malloc'ed, NUL-terminated; free it with uir_text_free)
+ * and 0 is returned; else *OUT is NULL and the status is returned: 1 for a wrong program,
+ * UIR_EXIT_NOT_KERNEL (render-cuda) with the reason in E->message. */
+int uir_render_text(const UirProgram *p, bool cuda, bool main, char **out, UirError *e);
+
+/* An input of a run: new contents for buffer NAME, COUNT elements of numpy's dtype string
+ * DTYPE ("<f4", "|b1": numpy.dtype.str) at DATA, in C order unless FORTRAN_ORDER (then
+ * refused, as a Fortran-order .npy file is). It is checked as `run --input` checks a file's
+ * header: a dtype other than the buffer's, Fortran order or another element count is
+ * E0203 at the buffer's declaration (`input NAME: REASON`); an unknown NAME is a usage
+ * error (64). DATA is read only by the run's process, as it was when uir_run_start()
+ * returned: the caller may change or free it from then on. */
+typedef struct UirInput {
+	const char *name;
+	const void *data;
+	const char *dtype;
+	int64_t count;
+	int fortran_order;
+} UirInput;
+
+/* How to run: the options of `uir run`. */
+enum {
+	UIR_RUN_NO_BOUNDS_CHECK = 1, /* --no-bounds-check */
+	UIR_RUN_NO_OPT = 2,          /* --no-opt */
+	UIR_RUN_NO_CACHE = 4,        /* --no-cache */
+	UIR_RUN_RACECHECK = 8        /* --racecheck */
+};
+typedef struct UirRunSpec {
+	const char *engine;     /* "auto" (also NULL), "jit" or "interp" (--engine) */
+	int threads;            /* --threads, 1 to 1024; 0: UIR_THREADS, else the core count */
+	unsigned flags;         /* UIR_RUN_* */
+	const UirInput *inputs; /* NINPUTS inputs (--input), each buffer at most once */
+	int ninputs;
+} UirRunSpec;
+
+/* A run in progress: `uir run` of a copy of a program, in a child process. */
+typedef struct UirJob UirJob;
+
+/* Starts `uir run` of a copy of P as SPEC says. Returns the job, or NULL with E->status
+ * (out of memory for the buffers' shared memory, or no process could be made). The
+ * job's errors come from uir_job_finish(). */
+UirJob *uir_run_start(const UirProgram *p, const UirRunSpec *spec, UirError *e);
+
+/* Waits at most TIMEOUT_MS milliseconds (0: not at all; negative: until the end) for J's
+ * run to end. Returns 1 when it has ended, 0 when it still runs. */
+int uir_job_wait(UirJob *j, int timeout_ms);
+
+/* Waits for J's run to end and returns its exit status, `uir run`'s (0 when it ran; 1 for
+ * an E code, 64, 70), with E filled in when it is not 0. A run whose process a signal
+ * ended is status 70 with E->signal set (the text says which). */
+int uir_job_finish(UirJob *j, UirError *e);
+
+/* After uir_job_finish() returned 0: the contents of buffer I (uir_buffer_size() elements
+ * of uir_buffer_type(), bool as bytes 0 and 1) after the run, owned by J. */
+const void *uir_job_buffer(const UirJob *j, int i);
+
+/* Frees J, ending its process first (SIGKILL) when it still runs. NULL is allowed. */
+void uir_job_free(UirJob *j);
+
+/* A whole run: uir_run_start(), uir_job_finish(), then each buffer I copied to OUT[I]
+ * (uir_buffer_size(P, I) * uir_type_size() bytes; OUT[I] NULL to leave buffer I out) when
+ * it ran. Returns the status of uir_job_finish(). */
+int uir_run(const UirProgram *p, const UirRunSpec *spec, void *const *out, UirError *e);
+
 #endif

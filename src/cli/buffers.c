@@ -210,6 +210,28 @@ int buffers_load_npy(UirProgram *p, void **data, int i, const char *path)
 	return 0;
 }
 
+int buffers_check_array(UirProgram *p, int i, const BufferArray *a)
+{
+	const Mem *m = p->bufs[i];
+	char have[32], msg[160];
+	snprintf(have, sizeof have, "%s", a->descr);
+	const char *why = uir_npy_match(have, a->fortran_order, a->count, uir_type_npy_descr(m->ty), m->size, msg,
+					sizeof msg);
+	if (why) {
+		diag(p, m->loc, "E0203", "input %s: %s", m->name, why);
+		return -1;
+	}
+	return 0;
+}
+
+void buffers_load_array(UirProgram *p, void **data, int i, const BufferArray *a)
+{
+	const Mem *m = p->bufs[i];
+	const char *descr = uir_type_npy_descr(m->ty);
+	memcpy(data[i], a->data, (size_t)m->size * (size_t)uir_type_size(m->ty));
+	uir_npy_fix_data(data[i], descr, m->size);
+}
+
 int buffers_find(const UirProgram *p, const char *name)
 {
 	for (int i = 0; i < p->nbufs; i++)

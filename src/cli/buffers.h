@@ -43,6 +43,25 @@ int buffers_check_npy(UirProgram *p, int i, const char *path);
  * overwritten (the run stops). */
 int buffers_load_npy(UirProgram *p, void **data, int i, const char *path);
 
+/* An array in memory that replaces a buffer's contents (the library's inputs, src/api/): COUNT
+ * elements of numpy's dtype DESCR ("<f4", "|b1"), in Fortran order when FORTRAN_ORDER,
+ * at DATA, as a .npy file of that header would hold them. */
+typedef struct BufferArray {
+	const void *data;
+	const char *descr;
+	bool fortran_order;
+	int64_t count;
+} BufferArray;
+
+/* buffers_check_npy() for an array: whether A would replace buffer I's contents (dtype,
+ * order, element count, as --input checks a file's header). Returns 0, or -1 after printing
+ * E0203 at the buffer's declaration (`input NAME: REASON`). */
+int buffers_check_array(UirProgram *p, int i, const BufferArray *a);
+
+/* Replaces the contents of buffer I (DATA[I]) with the array A, which buffers_check_array()
+ * accepted: its elements as buffers_load_npy() would read them from a file. */
+void buffers_load_array(UirProgram *p, void **data, int i, const BufferArray *a);
+
 /* The index of the buffer called NAME, or -1. */
 int buffers_find(const UirProgram *p, const char *name);
 

@@ -1,13 +1,18 @@
 /* engine.c - engine choice for `uir run`, the loader of the LLVM back end (dlopen of
  * uir-llvm.so next to the executable), and the `--time` breakdown. See engine.h.
  *
- * The module is looked up, in order: $UIR_LLVM_MODULE; DIR/uir-llvm.so and
- * DIR/llvm/uir-llvm.so, with DIR the directory of /proc/self/exe (the first is where it
- * is installed, the second where the build tree has it); DIR/../lib/uir/uir-llvm.so.
+ * The module is looked up, in order: $UIR_LLVM_MODULE; in the library (libuir.so, src/api/),
+ * LIB/uir-llvm.so and LIB/../llvm/uir-llvm.so, with LIB the directory of the library (the
+ * second is where the build tree has it), then the module's install path
+ * (UIR_LLVM_INSTALLED, set by src/api/meson.build); DIR/uir-llvm.so and DIR/llvm/uir-llvm.so,
+ * with DIR the directory of /proc/self/exe (the first is where it is installed, the second
+ * where the build tree has it); DIR/../lib/uir/uir-llvm.so.
  */
 #include "engine.h"
+#include "cli.h"
 #include "../interp/interp.h"
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -30,6 +35,17 @@ int engine_parse_threads(const char *s)
 	if (errno || end == s || *end || v < 1 || v > 1024)
 		return -1;
 	return (int)v;
+}
+
+int engine_env_threads(void)
+{
+	const char *env = getenv("UIR_THREADS");
+	if (!env || !*env)
+		return 0;
+	int n = engine_parse_threads(env);
+	if (n < 0)
+		usage_error("run", "UIR_THREADS needs an integer from 1 to 1024, found '%s'", env);
+	return n;
 }
 
 bool engine_parse(const char *s, UirEngine *e)
@@ -79,6 +95,42 @@ static const UirLlvmApi *try_load(const char *path)
 	return api;
 }
 
+/* The first module of DIR + REL[0], ... that loads, or NULL. */
+static const UirLlvmApi *load_first(const char *dir, const char *const *rel, size_t n)
+{
+	const UirLlvmApi *api = NULL;
+	for (size_t i = 0; !api && i < n; i++) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof path, "%s%s", dir, rel[i]);
+		api = try_load(path);
+	}
+	return api;
+}
+
+/* The module as the library finds it: next to the library, where the build tree has it,
+ * where it is installed. NULL in the executable (this code is not in a shared library) or
+ * when none of them loads. */
+static const UirLlvmApi *load_near_library(void)
+{
+	Dl_info info;
+	struct link_map *map = NULL;
+	char lib[PATH_MAX];
+	/* the main program's link map has no name */
+	if (!dladdr1(load_error, &info, (void **)&map, RTLD_DL_LINKMAP) || !map || !map->l_name || !*map->l_name ||
+	    !realpath(map->l_name, lib))
+		return NULL;
+	char *slash = strrchr(lib, '/');
+	if (slash)
+		*slash = 0;
+	static const char *const rel[] = { "/uir-llvm.so", "/../llvm/uir-llvm.so" };
+	const UirLlvmApi *api = load_first(lib, rel, sizeof rel / sizeof rel[0]);
+#ifdef UIR_LLVM_INSTALLED
+	if (!api)
+		api = try_load(UIR_LLVM_INSTALLED);
+#endif
+	return api;
+}
+
 const UirLlvmApi *uir_llvm_load(double *ms)
 {
 	static const UirLlvmApi *api;
@@ -93,19 +145,16 @@ const UirLlvmApi *uir_llvm_load(double *ms)
 			if (!api && access(env, F_OK) != 0)
 				snprintf(load_error, sizeof load_error, "UIR_LLVM_MODULE=%s: no such file", env);
 		} else {
+			api = load_near_library();
 			char dir[PATH_MAX];
 			ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-			if (n > 0) {
+			if (!api && n > 0) {
 				dir[n] = 0;
 				char *slash = strrchr(dir, '/');
 				if (slash)
 					*slash = 0;
 				static const char *const rel[] = { "/uir-llvm.so", "/llvm/uir-llvm.so", "/../lib/uir/uir-llvm.so" };
-				for (size_t i = 0; !api && i < sizeof rel / sizeof rel[0]; i++) {
-					char path[PATH_MAX + 32];
-					snprintf(path, sizeof path, "%s%s", dir, rel[i]);
-					api = try_load(path);
-				}
+				api = load_first(dir, rel, sizeof rel / sizeof rel[0]);
 			}
 		}
 	}

@@ -82,20 +82,9 @@ static int render_cmd(int argc, char **argv, bool cuda)
 	UirProgram *p = uir_load(argv[optind], stderr);
 	if (!p)
 		return UIR_EXIT_ERROR;
-	if (uir_check(p, 0, stderr) != 0) {
-		uir_free(p);
-		return UIR_EXIT_ERROR;
-	}
 	Str out = { 0 };
-	int rc;
-	if (cuda) {
-		char why[512];
-		rc = render_cuda(p, &opt, &out, why, sizeof why);
-		if (rc == UIR_EXIT_NOT_KERNEL)
-			fprintf(stderr, "invalid: %s\n", why);
-	} else {
-		rc = render_c(p, &opt, &out);
-	}
+	char why[512];
+	int rc = render_program(p, cuda, &opt, &out, why, sizeof why);
 	if (rc == UIR_EXIT_OK)
 		rc = write_out(cmd, outpath, &out);
 	str_free(&out);

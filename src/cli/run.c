@@ -10,9 +10,7 @@
 #include "../uir_internal.h"
 #include "cli.h"
 #include "../util/escape.h"
-#include "buffers.h"
-#include "../interp/interp.h"
-#include "engine.h"
+#include "runprog.h"
 #include "uir_npy.h"
 #include "uir_print.h"
 #include <errno.h>
@@ -158,27 +156,20 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		return usage_error("run", "--racecheck runs once: use it without --repeat");
 	if (a->racecheck && a->engine == UIR_ENGINE_JIT) /* --racecheck */
 		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
-	if (!a->threads) {
-		const char *env = getenv("UIR_THREADS");
-		if (env && *env && engine_parse_threads(env) < 0)
-			return usage_error("run", "UIR_THREADS needs an integer from 1 to 1024, found '%s'", env);
-		a->threads = env && *env ? engine_parse_threads(env) : 0;
-	}
+	if (!a->threads && (a->threads = engine_env_threads()) < 0)
+		return UIR_EXIT_USAGE;
 	return -1;
 }
 
-/* Checks the buffer names of --only and --input. Returns -1 when all exist. */
-static int check_names(const UirProgram *p, const RunArgs *a)
+/* Checks the buffer names of --only, then of --input (runprog_names()). Returns -1 when
+ * all exist. */
+static int check_names(const UirProgram *p, const RunArgs *a, const RunPlan *plan)
 {
 	for (int i = 0; i < a->nonly; i++)
 		if (buffers_find(p, a->only[i]) < 0)
 			return usage_error("run", "--only %s: %s has no buffer called '%s'", a->only[i], a->file,
 					   a->only[i]);
-	for (int i = 0; i < a->ninputs; i++)
-		if (buffers_find(p, a->inputs[i].name) < 0)
-			return usage_error("run", "--input %s: %s has no buffer called '%s'", a->inputs[i].name,
-					   a->file, a->inputs[i].name);
-	return -1;
+	return runprog_names(p, plan);
 }
 
 static bool selected(const RunArgs *a, const char *name)
@@ -288,48 +279,6 @@ static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
 	return UIR_EXIT_OK;
 }
 
-/* The buffers of a run between two runs of `--repeat`: their INIT, then the --input files. */
-typedef struct ResetCtx {
-	UirProgram *p;
-	void **data;
-	const RunArgs *a;
-} ResetCtx;
-
-static int reset_buffers(void *ctx)
-{
-	ResetCtx *r = ctx;
-	if (buffers_reset(r->p, r->data) != 0)
-		return -1;
-	for (int i = 0; i < r->a->ninputs; i++)
-		if (buffers_load_npy(r->p, r->data, buffers_find(r->p, r->a->inputs[i].name), r->a->inputs[i].path) != 0)
-			return -1;
-	return 0;
-}
-
-/* The exact analysis may have read a buffer's INIT to accept the program
- * (docs/language.md 7.6.2, 7.6.3): when --input gives such a buffer other values,
- * the race check runs again with them before anything runs. Every --input buffer's values
- * become the ones the analysis reads from then on (the loop optimiser's decisions too). Returns the number of errors
- * (each printed as check prints it, then a note naming the input). */
-static int recheck_inputs(UirProgram *p, const RunArgs *a, void **data)
-{
-	const char *name = NULL;
-	for (int i = 0; i < a->ninputs; i++) {
-		Mem *m = p->bufs[buffers_find(p, a->inputs[i].name)];
-		/* the loop optimiser's analysis, later, reads the values run starts with too */
-		m->check_data = data[m->index];
-		if (m->read_by_check && !name)
-			name = a->inputs[i].name;
-	}
-	if (!name || a->racecheck)
-		return 0;
-	if (check_races(p, 0))
-		return 0;
-	uir_eprintf(stderr, "note: `uir check` accepted %s with the INIT of %s; with the values of --input %s "
-		"two iterations race (above), so nothing ran\n", p->path, name, name);
-	return 1;
-}
-
 /* Loads, checks, sets up and runs the program of A; prints or dumps the buffers. */
 static int run_file(const RunArgs *a)
 {
@@ -338,41 +287,19 @@ static int run_file(const RunArgs *a)
 	UirProgram *p = uir_load(a->file, stderr);
 	if (!p)
 		return UIR_EXIT_ERROR;
-	int rc = check_names(p, a);
-	if (rc < 0 && (a->racecheck ? race_check_program(p, stderr) : uir_check(p, 0, stderr)) != 0)
-		rc = UIR_EXIT_ERROR;
+	RunInput *inputs = xcalloc((size_t)a->ninputs + 1, sizeof *inputs);
+	for (int i = 0; i < a->ninputs; i++)
+		inputs[i] = (RunInput){ .name = a->inputs[i].name, .path = a->inputs[i].path };
+	RunPlan plan = { .inputs = inputs, .ninputs = a->ninputs, .engine = a->engine, .racecheck = a->racecheck,
+			 .opt = { .threads = a->threads, .bounds_check = !a->no_bounds, .repeat = a->repeat,
+				  .no_opt = a->no_opt, .no_cache = a->no_cache } };
+	int rc = check_names(p, a, &plan);
+	if (rc < 0)
+		rc = runprog_check(p, &plan);
 	times.parse_check = uir_now_ms() - t0;
-	for (int i = 0; rc < 0 && i < a->ninputs; i++) /* before any buffer is allocated */
-		if (buffers_check_npy(p, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
-			rc = UIR_EXIT_ERROR;
 	void **data = NULL;
-	if (rc < 0) {
-		data = buffers_create(p);
-		if (!data)
-			rc = UIR_EXIT_ERROR;
-	}
-	for (int i = 0; rc < 0 && i < a->ninputs; i++)
-		if (buffers_load_npy(p, data, buffers_find(p, a->inputs[i].name), a->inputs[i].path) != 0)
-			rc = UIR_EXIT_ERROR;
-	if (rc < 0 && recheck_inputs(p, a, data) != 0)
-		rc = UIR_EXIT_ERROR;
-	if (rc < 0) {
-		ResetCtx reset = { p, data, a };
-		RunOptions opt = { .threads = a->threads, .bounds_check = !a->no_bounds, .repeat = a->repeat,
-				    .reset = reset_buffers, .reset_ctx = &reset, .no_opt = a->no_opt,
-				    .no_cache = a->no_cache };
-		int erc;
-		if (a->racecheck) {
-			double t2 = uir_now_ms();
-			erc = interp_run_racecheck(p, data);
-			times.exec = uir_now_ms() - t2;
-			times.engine = "interp, racecheck";
-		} else {
-			erc = engine_run(p, data, a->engine, &opt, &times);
-		}
-		if (erc != 0)
-			rc = erc;
-	}
+	if (rc < 0)
+		rc = runprog_execute(p, &plan, &data, &times);
 	double t1 = uir_now_ms();
 	if (rc < 0 && a->dump)
 		rc = dump_buffers(p, a, data) ? UIR_EXIT_ERROR : -1;
@@ -382,6 +309,7 @@ static int run_file(const RunArgs *a)
 	if (a->time)
 		engine_print_times(stderr, &times);
 	buffers_free(p, data);
+	free(inputs);
 	uir_free(p);
 	return rc;
 }

@@ -407,8 +407,11 @@ static void rewritten_done(UirProgram *p, UirProgram *q)
 	if (!q)
 		return;
 	p->nerrors += q->nerrors;
-	if (!p->first_code[0])
+	if (!p->first_code[0]) {
 		memcpy(p->first_code, q->first_code, sizeof p->first_code);
+		p->first_loc = q->first_loc;
+		memcpy(p->first_msg, q->first_msg, sizeof p->first_msg);
+	}
 	uir_free(q);
 }
 

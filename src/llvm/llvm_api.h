@@ -13,7 +13,7 @@
 
 #include "../uir_internal.h"
 
-#define UIR_LLVM_API_VERSION 8
+#define UIR_LLVM_API_VERSION 9
 
 /* Where the time of a JIT run went, in milliseconds. */
 enum { UIR_CACHE_OFF, UIR_CACHE_MISS, UIR_CACHE_HIT };

@@ -250,4 +250,12 @@ int render_c(UirProgram *p, const RenderOptions *o, Str *out);
  * reason (one line, no newline) in WHY when P is not in kernel form. */
 int render_cuda(UirProgram *p, const RenderOptions *o, Str *out, char *why, size_t whylen);
 
+/* ---- entry.c ---- */
+/* What `uir render` and `uir render-cuda` (CUDA when CUDA) do with the loaded program P, for
+ * the command (cli/render.c) and the library (src/api/): check it (its diagnostics on
+ * p->err), then render it into OUT. Returns 0; 1 after the diagnostics of a wrong program;
+ * UIR_EXIT_NOT_KERNEL after printing `invalid: REASON` on p->err, the reason (one line)
+ * also in WHY (WHYLEN bytes), for a valid program that render-cuda cannot render. */
+int render_program(UirProgram *p, bool cuda, const RenderOptions *o, Str *out, char *why, size_t whylen);
+
 #endif

@@ -190,6 +190,10 @@ static void emit(UirProgram *p, Loc at, const char *code, const char *msg, const
 	if (!p->first_code[0]) {
 		snprintf(p->first_code, sizeof p->first_code, "%s", code);
 		p->first_loc = at;
+		size_t i = 0;
+		for (; msg[i] && i + 1 < sizeof p->first_msg; i++)
+			p->first_msg[i] = shown(msg[i]);
+		p->first_msg[i] = 0;
 	}
 	p->nerrors++;
 	write_diag(p, p->err, at, code, msg, note, false);
