@@ -13,16 +13,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from footprint_svg import NS, code, parse, run_footprint  # noqa: E402
+from footprint_svg import FAILURES, NS, check, code, parse, run_footprint  # noqa: E402
 
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print('FAIL:', what)
 
 
 def plain_svg(root, path):
@@ -285,10 +277,10 @@ def main():
         return 64
     uir, src = sys.argv[1], sys.argv[2]
     for t in (race_neighbour, matmul_small, matmul_large, shapes, docs_pictures, errors):
-        before = failures
+        before = FAILURES[0]
         t(uir, src)
-        print('%s: %s' % (t.__name__, 'ok' if failures == before else 'FAILED'))
-    return 1 if failures else 0
+        print('%s: %s' % (t.__name__, 'ok' if FAILURES[0] == before else 'FAILED'))
+    return 1 if FAILURES[0] else 0
 
 
 if __name__ == '__main__':

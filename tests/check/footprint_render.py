@@ -17,7 +17,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from footprint_svg import NS, code, parse, run_footprint  # noqa: E402
+from footprint_svg import FAILURES, NS, check, code, parse, run_footprint  # noqa: E402
 
 
 def read_png(path):
@@ -80,14 +80,6 @@ def red(px):
     return px[0] >= 220 and px[1] <= 40 and px[2] <= 40
 
 
-failures = 0
-
-
-def check(ok, what):
-    global failures
-    if not ok:
-        failures += 1
-        print('FAIL:', what)
 
 
 def render(svg, png):
@@ -150,8 +142,8 @@ def main():
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))
     os.rmdir(tmp)
-    print('render: %s' % ('ok' if not failures else 'FAILED'))
-    return 1 if failures else 0
+    print('render: %s' % ('ok' if not FAILURES[0] else 'FAILED'))
+    return 1 if FAILURES[0] else 0
 
 
 if __name__ == '__main__':

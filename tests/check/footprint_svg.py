@@ -86,3 +86,13 @@ def code(codes, kind, line):
     found = [c for c in codes if c.kind == kind and c.line == line]
     assert len(found) == 1, 'want one %s at line %d, have %s' % (kind, line, [(c.kind, c.line) for c in codes])
     return found[0]
+
+
+FAILURES = [0]  # the failed checks of the script that runs (footprint.py, footprint_render.py)
+
+
+def check(ok, what):
+    """Counts and prints WHAT when OK is false."""
+    if not ok:
+        FAILURES[0] += 1
+        print('FAIL:', what)
