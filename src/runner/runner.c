@@ -403,7 +403,10 @@ static void step_done(Runner *r, Slot *s)
 	ut_argv_free(s->argv);
 	s->argv = NULL;
 	ut_child_free(&s->child);
-	if (ok)
+	if (ok && s->test->rerun) {
+		s->test->rerun = false;
+		start_step(r, s, (int)s->step - 1);
+	} else if (ok)
 		start_step(r, s, (int)s->step);
 	else
 		finish(r, s);
@@ -630,6 +633,7 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	r.tty = isatty(STDOUT_FILENO);
 
 	double start = ut_now();
+	ut_pch_prepare(&r.cfg, ut_count_emu_tests(&r.cfg, r.tests, r.ntests), &stop_signal);
 	run_all(&r);
 	if (stop_signal) {
 		int sig = stop_signal;
@@ -658,5 +662,6 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	}
 	free(r.slots);
 	free_tests(&r);
+	ut_pch_drop(&r.cfg);
 	return rc;
 }

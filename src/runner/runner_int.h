@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -212,6 +213,8 @@ typedef struct UtConfig {
 	const char *cuda_docker; /* `--cuda-docker IMAGE`: `# cuda` runs in it, or NULL */
 	int cuda_engine;       /* how `# cuda` runs (UT_CUDA_*), decided on first need */
 	bool ptx;              /* `--ptx`: `# cuda` tests also run their PTX (ptx_step.c) */
+	char *pch_header;      /* malloc'd: the emulator's header beside its precompiled form
+	                          (pch.c), which `# cuda` compiles include, or NULL */
 } UtConfig;
 
 /* Where `# cuda` tests run (modes.c decides once per run). */
@@ -232,10 +235,25 @@ typedef struct UtTest {
 	size_t run_err_len;
 	char *dir;             /* the test's own temporary folder, or NULL */
 	char *cuda_how;        /* malloc'd: how its CUDA ran ("cuda: emulator"), or NULL */
+	bool pch_used;         /* its emulator compile includes the precompiled header */
+	bool pch_off;          /* that compile failed: the next one goes without it */
+	bool rerun;            /* set by a judge: run the same step again */
 	double start, elapsed; /* seconds */
 	int result;            /* UT_PASS, UT_FAIL or UT_SKIP, once finished */
 } UtTest;
 
+/* The words of the environment variable VAR, or of DEF when it is unset or blank (a malloc'd
+ * NULL-ended vector). Words are split at blanks; there is no quoting. */
+char **ut_tool_words(const char *var, const char *def);
+/* PROG's path (malloc'd) when it can be run: a path that is executable, or a name found in
+ * PATH; else NULL. */
+char *ut_find_program(const char *prog);
+/* The runner's temporary folder, made on first need, or NULL when it cannot be made. */
+const char *ut_run_tmpdir(UtConfig *cfg);
+/* How many of the N tests are `# cuda` tests whose CUDA is built by the emulator's compiler
+ * in this run (their directives read once more; 0 when the CUDA runs elsewhere or there is
+ * no C++ compiler). */
+int ut_count_emu_tests(UtConfig *cfg, UtTest *tests, int n);
 /* Reads TEST's directives and plans its steps (the modes whose commands exist and whose
  * tools are present), noting the parts left out. On a directive problem sets TEST->fail. */
 void ut_plan(UtConfig *cfg, UtTest *test);
@@ -269,6 +287,18 @@ void ut_argv_free(char **argv);
 void ut_test_cleanup(UtTest *test);
 /* Removes the runner's temporary folder and everything in it. */
 void ut_remove_tmpdir(UtConfig *cfg);
+
+/* ---- pch.c: the emulator's header precompiled ---- */
+
+/* The flags of the emulator's compile after the words of $CXX (NULL-ended). */
+const char *const *ut_cxx_emu_flags(void);
+/* Before a run with NTESTS `# cuda` tests in the emulator: finds or builds the precompiled
+ * header for this $CXX and sets CFG->pch_header; leaves it NULL where there is none
+ * (UIR_TEST_PCH=0, a compiler that is not g++ or clang++, a build that fails). Gives up
+ * when *STOP is set. */
+void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop);
+/* No later compile of the run uses the precompiled header. */
+void ut_pch_drop(UtConfig *cfg);
 
 /* ---- ptx_step.c: `--ptx`, the PTX of `# cuda` tests on the GPU (uir ptx --run) ---- */
 
