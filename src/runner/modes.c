@@ -306,8 +306,7 @@ void ut_plan(UtConfig *cfg, UtTest *t)
 
 /* ---- temporary files ---- */
 
-/* Removes PATH and, for a folder, everything in it. */
-static void remove_tree(const char *path)
+void ut_remove_tree(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) != 0)
@@ -319,7 +318,7 @@ static void remove_tree(const char *path)
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 				continue;
 			char *sub = ut_format("%s/%s", path, e->d_name);
-			remove_tree(sub);
+			ut_remove_tree(sub);
 			free(sub);
 		}
 		if (d)
@@ -374,7 +373,7 @@ static const char *test_dir(UtConfig *cfg, UtTest *t)
 void ut_test_cleanup(UtTest *t)
 {
 	if (t->dir)
-		remove_tree(t->dir);
+		ut_remove_tree(t->dir);
 	free(t->dir);
 	t->dir = NULL;
 }
@@ -382,7 +381,7 @@ void ut_test_cleanup(UtTest *t)
 void ut_remove_tmpdir(UtConfig *cfg)
 {
 	if (cfg->tmpdir)
-		remove_tree(cfg->tmpdir);
+		ut_remove_tree(cfg->tmpdir);
 	free(cfg->tmpdir);
 	cfg->tmpdir = NULL;
 }
@@ -571,6 +570,11 @@ static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *
 		}
 		break;
 	default: /* EXEC_CUDA, SPEED_EXEC */
+		if (step == UT_STEP_EXEC_CUDA && t->batch && t->batch->built) { /* batch.c */
+			push(&a, ut_batch_prog(t->batch));
+			push(&a, ut_format("%d", t->batch_index));
+			break;
+		}
 		push(&a, ut_format("%s/%s", dir, out));
 		break;
 	}

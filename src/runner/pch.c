@@ -258,8 +258,7 @@ static char *compiler_file(const char *prog)
 
 void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 {
-	const char *off = getenv("UIR_TEST_PCH");
-	if (ntests <= 0 || (off && strcmp(off, "0") == 0))
+	if (ntests <= 0)
 		return;
 	char **words = ut_tool_words("CXX", "c++");
 	char *file = words[0] ? compiler_file(words[0]) : NULL;
@@ -296,7 +295,10 @@ void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 	hash_add(&h, id, sizeof id);
 	ut_child_free(&c);
 	free(file);
-	if (rc != 0 || (!clang && !gcc)) {
+	const char *off = getenv("UIR_TEST_PCH");
+	if (rc == 0 && (clang || gcc))
+		cfg->cxx_kind = clang ? UT_CXX_CLANG : UT_CXX_GCC;
+	if (!cfg->cxx_kind || (off && strcmp(off, "0") == 0)) {
 		ut_argv_free(words);
 		return;
 	}

@@ -215,10 +215,16 @@ typedef struct UtConfig {
 	bool ptx;              /* `--ptx`: `# cuda` tests also run their PTX (ptx_step.c) */
 	char *pch_header;      /* malloc'd: the emulator's header beside its precompiled form
 	                          (pch.c), which `# cuda` compiles include, or NULL */
+	int cxx_kind;          /* the emulator's compiler (UT_CXX_*), found by pch.c */
 } UtConfig;
+
+/* The emulator's compiler, as `$CXX --version` tells. */
+enum { UT_CXX_UNKNOWN, UT_CXX_GCC, UT_CXX_CLANG };
 
 /* Where `# cuda` tests run (modes.c decides once per run). */
 enum { UT_CUDA_UNDECIDED, UT_CUDA_EMU, UT_CUDA_GPU, UT_CUDA_DOCKER };
+
+struct UtBatch;
 
 /* One test and its progress. */
 typedef struct UtTest {
@@ -238,6 +244,13 @@ typedef struct UtTest {
 	bool pch_used;         /* its emulator compile includes the precompiled header */
 	bool pch_off;          /* that compile failed: the next one goes without it */
 	bool rerun;            /* set by a judge: run the same step again */
+	struct UtBatch *batch; /* the batch its emulator compile is in (batch.c), or NULL */
+	int batch_index;       /* its number in the batch's program */
+	bool batch_tried;      /* its compile was in a batch: it is not put in another */
+	int resume_after;      /* after its batch: the step its next step follows */
+	double wait_start;     /* when it began to wait for its batch (ut_now() seconds) */
+	double waited;         /* seconds it waited for batches and slots: not in its limit */
+	bool finished;         /* its result is reported */
 	double start, elapsed; /* seconds */
 	int result;            /* UT_PASS, UT_FAIL or UT_SKIP, once finished */
 } UtTest;
@@ -285,6 +298,8 @@ const char *ut_step_name(UtStep step);
 void ut_argv_free(char **argv);
 /* Removes TEST's temporary folder, if it made one. */
 void ut_test_cleanup(UtTest *test);
+/* Removes PATH and, for a folder, everything in it. */
+void ut_remove_tree(const char *path);
 /* Removes the runner's temporary folder and everything in it. */
 void ut_remove_tmpdir(UtConfig *cfg);
 
@@ -292,13 +307,40 @@ void ut_remove_tmpdir(UtConfig *cfg);
 
 /* The flags of the emulator's compile after the words of $CXX (NULL-ended). */
 const char *const *ut_cxx_emu_flags(void);
-/* Before a run with NTESTS `# cuda` tests in the emulator: finds or builds the precompiled
- * header for this $CXX and sets CFG->pch_header; leaves it NULL where there is none
- * (UIR_TEST_PCH=0, a compiler that is not g++ or clang++, a build that fails). Gives up
- * when *STOP is set. */
+/* Before a run with NTESTS `# cuda` tests in the emulator: tells what $CXX is
+ * (CFG->cxx_kind), finds or builds the precompiled header for it and sets CFG->pch_header;
+ * leaves it NULL where there is none (UIR_TEST_PCH=0, a compiler that is not g++ or
+ * clang++, a build that fails). Gives up when *STOP is set. */
 void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop);
 /* No later compile of the run uses the precompiled header. */
 void ut_pch_drop(UtConfig *cfg);
+
+/* ---- batch.c: several tests' emulator compiles in one ---- */
+
+/* Tests whose emulator compile (UT_STEP_CXX_EMU) waits for one compiler run. */
+typedef struct UtBatch {
+	UtTest **tests;        /* its members in the order they came; NULL: one that finished */
+	int n, cap;
+	int refs;              /* members not finished */
+	char *dir;             /* its folder under the run's temporary folder, once written */
+	bool held;             /* the runner holds it (open, waiting or compiling): not freed
+	                          when its last member leaves */
+	bool built;            /* the compile passed: member I's CUDA runs `DIR/prog I` */
+} UtBatch;
+
+/* The most tests in one batch: UIR_TEST_BATCH, else 16; 1 means no batches. */
+int ut_batch_size(void);
+UtBatch *ut_batch_new(void);
+/* Adds TEST to B (and B to TEST). */
+void ut_batch_add(UtBatch *b, UtTest *test);
+/* Writes B's translation unit into a new folder under the run's temporary folder and returns
+ * its compile's command line, or NULL when it cannot be written. */
+char **ut_batch_argv(UtConfig *cfg, UtBatch *b);
+/* The batch's program (malloc'd path). */
+char *ut_batch_prog(const UtBatch *b);
+/* TEST (unless NULL) leaves B; when no member is left and the runner does not hold it, B is
+ * removed with its folder and freed (returns true). */
+bool ut_batch_release(UtBatch *b, UtTest *test);
 
 /* ---- ptx_step.c: `--ptx`, the PTX of `# cuda` tests on the GPU (uir ptx --run) ---- */
 
