@@ -13,7 +13,8 @@
 #     batches alone, with the precompiled header alone and with neither (UIR_TEST_BATCH=1,
 #     UIR_TEST_PCH=0): a rendering that does not compile fails with the plain compile's
 #     message, however many others share its batch; a rendering without its barriers (a
-#     stand-in uir removes every `__syncthreads();`) differs from run, in a batch or alone;
+#     stand-in uir removes every `__syncthreads();`) differs from run, in a batch or alone,
+#     and under ThreadSanitizer (CXX="$CXX -fsanitize=thread -g1") it is a reported race;
 #   - a compiler that cannot precompile the header, and one that fails every compile that
 #     uses the precompiled header, change no verdict;
 #   - other words in CXX make another precompiled header; clang++ makes a .pch (when there).
@@ -124,6 +125,18 @@ for cfg in "UIR_TEST_BATCH=16" "UIR_TEST_BATCH=1"; do
 	grep -q '^FAIL nobarrier_stencil\.uir: rendered CUDA differs from run: ' "$WORK/race.out" && ok ||
 		bad "$cfg, reverse order: the missing barriers do not show: $(cat "$WORK/race.out")"
 done
+
+# ThreadSanitizer sees the race in a batch as alone (where the compiler has it)
+if echo 'int main(){return 0;}' | $CXX -fsanitize=thread -x c++ -o "$WORK/tsan" - 2>/dev/null && "$WORK/tsan"; then
+	for cfg in "UIR_TEST_BATCH=16" "UIR_TEST_BATCH=1"; do
+		(cd "$WORK/t" && env UIR_CACHE_DIR="$C" CXX="$CXX -fsanitize=thread -g1" $cfg "$UIR" test --uir "$WORK/bin/uir" \
+			--engine interp -j 2 --timeout 300 nobarrier_stencil.uir scan_block_128.uir >"$WORK/tsan.out" 2>&1)
+		grep -q '^FAIL nobarrier_stencil\.uir: rendered CUDA exited 66: ' "$WORK/tsan.out" && ok ||
+			bad "$cfg, ThreadSanitizer: no race reported: $(cat "$WORK/tsan.out")"
+		grep -qx 'PASS scan_block_128\.uir (cuda: emulator)' "$WORK/tsan.out" && ok ||
+			bad "$cfg, ThreadSanitizer: scan_block_128 did not pass: $(cat "$WORK/tsan.out")"
+	done
+fi
 
 # ---- runs at once on an empty cache ----
 C2="$WORK/cache2"
