@@ -1,10 +1,12 @@
 /* runner.c - `uir test`: options, scheduling and reporting (docs/testing.md).
  *
- * The runner collects the tests, keeps its shard of them, and runs up to -j tests at once.
- * Each test is a sequence of steps (modes.c), each one child process (proc.c); the children
- * of all running tests are watched by one poll() loop that drains their pipes, notices their
- * exits through a SIGCHLD self-pipe, and kills a test's current child with its whole process
- * group when the test passes its time limit. Results are printed as tests finish, one line
+ * The runner collects the tests, keeps its shard of them, and runs up to -j children at once
+ * (the slots). Each test is a sequence of steps (modes.c), each one child process (proc.c);
+ * a test whose next step is the emulator's compile leaves its slot to wait in a batch, and
+ * a slot compiles a whole batch at once (batch.c), after which its tests go on in the next
+ * free slots. The children are watched by one poll() loop that drains their pipes, notices
+ * their exits through a SIGCHLD self-pipe, and kills a test's current child with its whole
+ * process group when the test passes its time limit. Results are printed as tests finish, one line
  * each, with a progress line on a terminal; the last line is `N passed, N failed, N skipped`.
  * An interrupt (SIGINT, SIGTERM, SIGHUP, or SIGPIPE when the reader of the output goes away)
  * kills every running child's process group before the runner dies of the same signal.
@@ -112,8 +114,8 @@ static void usage(FILE *f)
 	fputs("usage: uir test [OPTIONS] PATH...\n"
 	      "Runs the .uir tests in the given files and folders (docs/testing.md).\n"
 	      "\n"
-	      "  -j, --jobs N        run N tests at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
-	      "                      number of cores)\n"
+	      "  -j, --jobs N        run N commands at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
+	      "                      number of cores); a test runs one at a time\n"
 	      "      --timeout S     fail a test that runs longer than S seconds\n"
 	      "                      (default 60; 0: no limit)\n"
 	      "      --junit FILE    write a JUnit XML report to FILE\n"
