@@ -30,9 +30,7 @@ extern const unsigned long ut_cuda_emu_header_len;
 
 /* ---- tools ---- */
 
-/* The words of the environment variable VAR, or of DEF when it is unset or blank
- * (a malloc'd NULL-ended vector). Words are split at blanks; there is no quoting. */
-static char **tool_words(const char *var, const char *def)
+char **ut_tool_words(const char *var, const char *def)
 {
 	const char *s = getenv(var);
 	if (!s || !s[strspn(s, " \t")])
@@ -53,30 +51,36 @@ static char **tool_words(const char *var, const char *def)
 	return w;
 }
 
-/* Whether PROG can be run: a path that is executable, or a name found in PATH. */
-static bool have_program(const char *prog)
+char *ut_find_program(const char *prog)
 {
 	if (strchr(prog, '/'))
-		return access(prog, X_OK) == 0;
+		return access(prog, X_OK) == 0 ? ut_strdup(prog) : NULL;
 	const char *path = getenv("PATH");
 	if (!path)
 		path = "/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
 		char *full = ut_format("%.*s/%s", (int)len, len ? path : ".", prog);
-		bool ok = access(full, X_OK) == 0;
+		if (access(full, X_OK) == 0)
+			return full;
 		free(full);
-		if (ok)
-			return true;
 		path += len + (path[len] == ':');
 	}
-	return false;
+	return NULL;
+}
+
+/* Whether PROG can be run: a path that is executable, or a name found in PATH. */
+static bool have_program(const char *prog)
+{
+	char *full = ut_find_program(prog);
+	free(full);
+	return full != NULL;
 }
 
 /* Whether the compiler in VAR (default DEF) exists; *NAME is its first word. Looked up once. */
 static bool have_compiler(const char *var, const char *def, int *cache, char **name)
 {
-	char **w = tool_words(var, def);
+	char **w = ut_tool_words(var, def);
 	*name = ut_strdup(w[0] ? w[0] : def);
 	if (*cache < 0)
 		*cache = w[0] && have_program(w[0]);
@@ -302,8 +306,7 @@ void ut_plan(UtConfig *cfg, UtTest *t)
 
 /* ---- temporary files ---- */
 
-/* Removes PATH and, for a folder, everything in it. */
-static void remove_tree(const char *path)
+void ut_remove_tree(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) != 0)
@@ -315,7 +318,7 @@ static void remove_tree(const char *path)
 			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 				continue;
 			char *sub = ut_format("%s/%s", path, e->d_name);
-			remove_tree(sub);
+			ut_remove_tree(sub);
 			free(sub);
 		}
 		if (d)
@@ -326,21 +329,38 @@ static void remove_tree(const char *path)
 	}
 }
 
-/* TEST's own folder under the runner's temporary folder, made on first need. */
-static const char *test_dir(UtConfig *cfg, UtTest *t)
+/* The runner's temporary folder, made on first need; NULL with *WHY a malloc'd message when
+ * it cannot be made. */
+static const char *run_tmpdir(UtConfig *cfg, char **why)
 {
-	if (t->dir)
-		return t->dir;
 	if (!cfg->tmpdir) {
 		const char *base = getenv("TMPDIR");
 		char *tmpl = ut_format("%s/uir-test-XXXXXX", base && *base ? base : "/tmp");
 		if (!mkdtemp(tmpl)) {
-			t->fail = ut_format("cannot make a temporary folder %s: %s", tmpl, strerror(errno));
+			*why = ut_format("cannot make a temporary folder %s: %s", tmpl, strerror(errno));
 			free(tmpl);
 			return NULL;
 		}
 		cfg->tmpdir = tmpl;
 	}
+	return cfg->tmpdir;
+}
+
+const char *ut_run_tmpdir(UtConfig *cfg)
+{
+	char *why = NULL;
+	const char *d = run_tmpdir(cfg, &why);
+	free(why);
+	return d;
+}
+
+/* TEST's own folder under the runner's temporary folder, made on first need. */
+static const char *test_dir(UtConfig *cfg, UtTest *t)
+{
+	if (t->dir)
+		return t->dir;
+	if (!run_tmpdir(cfg, &t->fail))
+		return NULL;
 	char *tmpl = ut_format("%s/t-XXXXXX", cfg->tmpdir);
 	if (!mkdtemp(tmpl)) {
 		t->fail = ut_format("cannot make a temporary folder %s: %s", tmpl, strerror(errno));
@@ -353,7 +373,7 @@ static const char *test_dir(UtConfig *cfg, UtTest *t)
 void ut_test_cleanup(UtTest *t)
 {
 	if (t->dir)
-		remove_tree(t->dir);
+		ut_remove_tree(t->dir);
 	free(t->dir);
 	t->dir = NULL;
 }
@@ -361,7 +381,7 @@ void ut_test_cleanup(UtTest *t)
 void ut_remove_tmpdir(UtConfig *cfg)
 {
 	if (cfg->tmpdir)
-		remove_tree(cfg->tmpdir);
+		ut_remove_tree(cfg->tmpdir);
 	free(cfg->tmpdir);
 	cfg->tmpdir = NULL;
 }
@@ -396,7 +416,7 @@ static void push(Argv *a, char *owned)
 
 static void push_words(Argv *a, const char *var, const char *def)
 {
-	char **w = tool_words(var, def);
+	char **w = ut_tool_words(var, def);
 	for (char **p = w; *p; p++)
 		push(a, *p);
 	free(w);
@@ -453,16 +473,15 @@ static void push_nvcc(Argv *a, bool gpu, bool docker)
 	push(a, ut_strdup("-prec-sqrt=true"));
 }
 
-/* The emulator's compiler and flags (docs/language.md 8.3.6), force-including the header in DIR. */
-static void push_cxx_emu(Argv *a, const char *dir)
+/* The emulator's compiler and flags (docs/language.md 8.3.6), force-including HEADER (the
+ * copy in the test's folder, or the one beside its precompiled form, pch.c). */
+static void push_cxx_emu(Argv *a, char *header)
 {
 	push_words(a, "CXX", "c++");
-	push(a, ut_strdup("-std=c++17"));
-	push(a, ut_strdup("-O2"));
-	push(a, ut_strdup("-pthread"));
-	push(a, ut_strdup("-ffp-contract=off"));
+	for (const char *const *f = ut_cxx_emu_flags(); *f; f++)
+		push(a, ut_strdup(*f));
 	push(a, ut_strdup("-include"));
-	push(a, ut_format("%s/uir_cuda_emu.h", dir));
+	push(a, header);
 }
 
 /* Copies TEST's NAME.ref.cu into DIR/ref.cu with its `kernel` renamed uir_ref_kernel, the
@@ -512,7 +531,9 @@ static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *
 	}
 	switch (step) {
 	case UT_STEP_CXX_EMU: /* docs/language.md 8.3.6, the emulator */
-		push_cxx_emu(&a, dir);
+		/* the precompiled header (pch.c), unless a compile with it failed */
+		t->pch_used = cfg->pch_header && !t->pch_off;
+		push_cxx_emu(&a, t->pch_used ? ut_strdup(cfg->pch_header) : ut_format("%s/uir_cuda_emu.h", dir));
 		push(&a, ut_strdup("-o"));
 		push(&a, ut_format("%s/%s", dir, out));
 		push(&a, ut_strdup("-x"));
@@ -538,7 +559,7 @@ static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *
 			push(&a, ut_format("%s/prog.cu", dir));
 			push(&a, ut_format("%s/ref.cu", dir));
 		} else {
-			push_cxx_emu(&a, dir);
+			push_cxx_emu(&a, ut_format("%s/uir_cuda_emu.h", dir));
 			push(&a, ut_strdup("-DUIR_TIME"));
 			push(&a, ut_strdup("-o"));
 			push(&a, ut_format("%s/%s", dir, out));
@@ -549,6 +570,11 @@ static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *
 		}
 		break;
 	default: /* EXEC_CUDA, SPEED_EXEC */
+		if (step == UT_STEP_EXEC_CUDA && t->batch && t->batch->built) { /* batch.c */
+			push(&a, ut_batch_prog(t->batch));
+			push(&a, ut_format("%d", t->batch_index));
+			break;
+		}
 		push(&a, ut_format("%s/%s", dir, out));
 		break;
 	}
@@ -987,6 +1013,44 @@ static bool judge_cuda_invalid(UtTest *t, char **argv, const UtChild *c)
 	return true;
 }
 
+/* The emulator's compile. One that failed with the precompiled header (pch.c) is run again
+ * without it, so that the verdict and the message are the plain compile's; when that one
+ * passes, the precompiled header does not fit this compiler, and no later test uses it. */
+static bool judge_cxx_emu(UtConfig *cfg, UtTest *t, char **argv, const UtChild *c)
+{
+	bool ok = ut_exit_code(c->status) == 0;
+	if (ok && t->pch_off && cfg->pch_header)
+		ut_pch_drop(cfg);
+	if (ok)
+		return true;
+	if (t->pch_used) {
+		t->pch_off = true;
+		t->rerun = true;
+		return true;
+	}
+	return fail_status(t, UT_STEP_CXX_EMU, argv, c);
+}
+
+int ut_count_emu_tests(UtConfig *cfg, UtTest *tests, int n)
+{
+	int count = 0;
+	for (int i = 0; i < n; i++) {
+		UtSpec spec;
+		char *why = NULL;
+		if (ut_read_spec(tests[i].path, &spec, &why) != 0) {
+			free(why);
+			continue;
+		}
+		count += (spec.modes & UT_MODE_CUDA) && !spec.bad;
+		ut_spec_free(&spec);
+	}
+	char *why = NULL;
+	if (!count || cuda_engine(cfg) != UT_CUDA_EMU || !have_cxx("cuda", &why))
+		count = 0;
+	free(why);
+	return count;
+}
+
 /* ---- the step table ---- */
 
 static const char *const step_names[UT_NSTEPS] = {
@@ -1023,8 +1087,9 @@ bool ut_step_judge(UtConfig *cfg, UtTest *t, UtStep step, char **argv, const UtC
 	case UT_STEP_RENDER:
 	case UT_STEP_RENDER_CUDA:
 		return judge_render(cfg, t, step, argv, c);
-	case UT_STEP_CC:
 	case UT_STEP_CXX_EMU:
+		return judge_cxx_emu(cfg, t, argv, c);
+	case UT_STEP_CC:
 	case UT_STEP_NVCC:
 	case UT_STEP_SPEED_BUILD:
 		return ut_exit_code(c->status) == 0 || fail_status(t, step, argv, c);

@@ -1,10 +1,12 @@
 /* runner.c - `uir test`: options, scheduling and reporting (docs/testing.md).
  *
- * The runner collects the tests, keeps its shard of them, and runs up to -j tests at once.
- * Each test is a sequence of steps (modes.c), each one child process (proc.c); the children
- * of all running tests are watched by one poll() loop that drains their pipes, notices their
- * exits through a SIGCHLD self-pipe, and kills a test's current child with its whole process
- * group when the test passes its time limit. Results are printed as tests finish, one line
+ * The runner collects the tests, keeps its shard of them, and runs up to -j children at once
+ * (the slots). Each test is a sequence of steps (modes.c), each one child process (proc.c);
+ * a test whose next step is the emulator's compile leaves its slot to wait in a batch, and
+ * a slot compiles a whole batch at once (batch.c), after which its tests go on in the next
+ * free slots. The children are watched by one poll() loop that drains their pipes, notices
+ * their exits through a SIGCHLD self-pipe, and kills a test's current child with its whole
+ * process group when the test passes its time limit. Results are printed as tests finish, one line
  * each, with a progress line on a terminal; the last line is `N passed, N failed, N skipped`.
  * An interrupt (SIGINT, SIGTERM, SIGHUP, or SIGPIPE when the reader of the output goes away)
  * kills every running child's process group before the runner dies of the same signal.
@@ -23,14 +25,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/* One test in progress. */
+/* One child at a time: a step of a test, or the compile of a batch (batch.c). */
 typedef struct Slot {
-	UtTest *test;    /* NULL when the slot is free */
+	UtTest *test;    /* the test whose step runs here, or NULL */
+	UtBatch *batch;  /* the batch whose compile runs here, or NULL */
 	UtStep step;     /* the step running now */
 	char **argv;     /* its command line */
 	UtChild child;
 	double deadline; /* ut_now() seconds; 0 = none */
 } Slot;
+
+/* A first-in first-out queue of pointers. */
+typedef struct Queue {
+	void **v;
+	int head, n, cap;
+} Queue;
 
 /* The whole run. */
 typedef struct Runner {
@@ -38,6 +47,11 @@ typedef struct Runner {
 	UtTest *tests;
 	int ntests, next, finished, passed, failed, skipped;
 	Slot *slots;
+	int inflight;        /* tests started and not finished */
+	int batch_max;       /* the most tests in a batch; below 2, no batches */
+	UtBatch *open;       /* the batch that tests waiting for their compile join, or NULL */
+	Queue full;          /* batches waiting for a slot to compile */
+	Queue ready;         /* tests waiting for a slot to go on after their batch */
 	FILE *junit;
 	const char *junit_path;
 	bool tty;            /* standard output is a terminal: draw a progress line */
@@ -100,8 +114,8 @@ static void usage(FILE *f)
 	fputs("usage: uir test [OPTIONS] PATH...\n"
 	      "Runs the .uir tests in the given files and folders (docs/testing.md).\n"
 	      "\n"
-	      "  -j, --jobs N        run N tests at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
-	      "                      number of cores)\n"
+	      "  -j, --jobs N        run N commands at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
+	      "                      number of cores); a test runs one at a time\n"
 	      "      --timeout S     fail a test that runs longer than S seconds\n"
 	      "                      (default 60; 0: no limit)\n"
 	      "      --junit FILE    write a JUnit XML report to FILE\n"
@@ -263,9 +277,7 @@ static void draw_progress(Runner *r)
 {
 	if (!r->tty)
 		return;
-	int running = 0;
-	for (int i = 0; i < r->cfg.jobs; i++)
-		running += r->slots[i].test != NULL;
+	int running = r->inflight;
 	if (r->progress_len && r->drawn[0] == r->finished && r->drawn[1] == r->failed &&
 	    r->drawn[2] == running)
 		return; /* unchanged */
@@ -333,30 +345,93 @@ static void report(Runner *r, UtTest *t)
 
 /* ---- running the tests ---- */
 
-static void finish(Runner *r, Slot *s)
+static void queue_push(Queue *q, void *p)
 {
-	UtTest *t = s->test;
+	if (q->head + q->n == q->cap) {
+		if (q->head) {
+			memmove(q->v, q->v + q->head, (size_t)q->n * sizeof *q->v);
+			q->head = 0;
+		} else {
+			q->cap = q->cap ? 2 * q->cap : 16;
+			q->v = ut_xrealloc(q->v, (size_t)q->cap * sizeof *q->v);
+		}
+	}
+	q->v[q->head + q->n++] = p;
+}
+
+static void *queue_pop(Queue *q)
+{
+	if (!q->n)
+		return NULL;
+	q->n--;
+	return q->v[q->head++];
+}
+
+static bool busy(const Slot *s)
+{
+	return s->test || s->batch;
+}
+
+/* Reports TEST, which holds no slot. */
+static void finish_test(Runner *r, UtTest *t)
+{
 	t->elapsed = ut_now() - t->start;
+	if (t->batch)
+		ut_batch_release(t->batch, t);
 	ut_test_cleanup(t);
 	free(t->run_path);
 	t->run_path = NULL;
 	free(t->run_err);
 	t->run_err = NULL;
 	ut_spec_free(&t->spec);
-	s->test = NULL;
+	t->finished = true;
+	r->inflight--;
 	report(r, t);
 }
 
-/* Starts the first step of S's test after AFTER (-1: the first); finishes the test when
- * there is none or it cannot start. */
-static void start_step(Runner *r, Slot *s, int after)
+static void finish(Runner *r, Slot *s)
 {
 	UtTest *t = s->test;
+	s->test = NULL;
+	finish_test(r, t);
+}
+
+/* The first step of TEST's plan after AFTER, or UT_NSTEPS. */
+static int next_step(const UtTest *t, int after)
+{
 	int step = after + 1;
 	while (step < UT_NSTEPS && !(t->plan & (1u << step)))
 		step++;
+	return step;
+}
+
+/* TEST waits for its emulator compile in the open batch; a full batch waits for a slot. */
+static void join_batch(Runner *r, UtTest *t)
+{
+	if (!r->open)
+		r->open = ut_batch_new();
+	ut_batch_add(r->open, t);
+	if (r->open->n >= r->batch_max) {
+		queue_push(&r->full, r->open);
+		r->open = NULL;
+	}
+}
+
+/* Starts the first step of S's test after AFTER (-1: the first); finishes the test when
+ * there is none or it cannot start. A test whose next step is the emulator's compile leaves
+ * the slot to wait in a batch, when there are batches. */
+static void start_step(Runner *r, Slot *s, int after)
+{
+	UtTest *t = s->test;
+	int step = next_step(t, after);
 	if (step >= UT_NSTEPS) {
 		finish(r, s);
+		return;
+	}
+	if (step == UT_STEP_CXX_EMU && r->batch_max > 1 && !t->batch_tried) {
+		s->test = NULL;
+		t->wait_start = ut_now();
+		join_batch(r, t);
 		return;
 	}
 	s->step = (UtStep)step;
@@ -384,11 +459,19 @@ static void start_step(Runner *r, Slot *s, int after)
 	}
 }
 
+/* When TEST's time is up: its time limit counts while its own steps run, not while it waits
+ * for a batch or for a slot after one. */
+static double deadline_of(const Runner *r, const UtTest *t)
+{
+	return r->cfg.timeout > 0 ? t->start + t->waited + r->cfg.timeout : 0;
+}
+
 static void start_test(Runner *r, Slot *s, UtTest *t)
 {
 	s->test = t;
 	t->start = ut_now();
-	s->deadline = r->cfg.timeout > 0 ? t->start + r->cfg.timeout : 0;
+	r->inflight++;
+	s->deadline = deadline_of(r, t);
 	ut_plan(&r->cfg, t);
 	if (t->fail)
 		finish(r, s);
@@ -396,14 +479,81 @@ static void start_test(Runner *r, Slot *s, UtTest *t)
 		start_step(r, s, -1);
 }
 
+/* Goes on with TEST, back from its batch, in the free slot S. */
+static void resume_test(Runner *r, Slot *s, UtTest *t)
+{
+	s->test = t;
+	t->waited += ut_now() - t->wait_start;
+	s->deadline = deadline_of(r, t);
+	start_step(r, s, t->resume_after);
+}
+
+/* B's compile is over (BUILT: it passed): its members wait for a slot to go on, with their
+ * CUDA run from the batch's program, or with a compile of their own. */
+static void batch_over(Runner *r, UtBatch *b, bool built)
+{
+	b->held = false;
+	b->built = built;
+	UtTest **members = ut_xmalloc(((size_t)b->n + 1) * sizeof *members);
+	int n = 0;
+	for (int i = 0; i < b->n; i++)
+		if (b->tests[i])
+			members[n++] = b->tests[i];
+	for (int i = 0; i < n; i++) {
+		UtTest *t = members[i];
+		t->batch_tried = true;
+		t->resume_after = built ? UT_STEP_CXX_EMU : UT_STEP_CXX_EMU - 1;
+		if (!built)
+			ut_batch_release(b, t);
+		queue_push(&r->ready, t);
+	}
+	if (!n)
+		ut_batch_release(b, NULL);
+	free(members);
+}
+
+/* Starts B's compile in the free slot S. */
+static void start_batch(Runner *r, Slot *s, UtBatch *b)
+{
+	if (!b->refs) { /* every member timed out while it waited */
+		b->held = false;
+		ut_batch_release(b, NULL);
+		return;
+	}
+	char **argv = ut_batch_argv(&r->cfg, b);
+	char *why = NULL;
+	if (!argv || ut_spawn(&s->child, argv, NULL, &why) != 0) {
+		free(why);
+		ut_argv_free(argv);
+		batch_over(r, b, false);
+		return;
+	}
+	s->batch = b;
+	s->argv = argv;
+	s->deadline = r->cfg.timeout > 0 ? ut_now() + r->cfg.timeout : 0; /* the limit of one test */
+}
+
 /* The current step's child is done: judge it and go on. */
 static void step_done(Runner *r, Slot *s)
 {
+	if (s->batch) {
+		UtBatch *b = s->batch;
+		s->batch = NULL;
+		bool built = ut_exit_code(s->child.status) == 0;
+		ut_argv_free(s->argv);
+		s->argv = NULL;
+		ut_child_free(&s->child);
+		batch_over(r, b, built);
+		return;
+	}
 	bool ok = ut_step_judge(&r->cfg, s->test, s->step, s->argv, &s->child);
 	ut_argv_free(s->argv);
 	s->argv = NULL;
 	ut_child_free(&s->child);
-	if (ok)
+	if (ok && s->test->rerun) {
+		s->test->rerun = false;
+		start_step(r, s, (int)s->step - 1);
+	} else if (ok)
 		start_step(r, s, (int)s->step);
 	else
 		finish(r, s);
@@ -411,8 +561,17 @@ static void step_done(Runner *r, Slot *s)
 
 static void time_out(Runner *r, Slot *s)
 {
-	UtTest *t = s->test;
 	ut_child_kill(&s->child);
+	if (s->batch) { /* its members compile alone, each with its own limit */
+		UtBatch *b = s->batch;
+		s->batch = NULL;
+		ut_argv_free(s->argv);
+		s->argv = NULL;
+		ut_child_free(&s->child);
+		batch_over(r, b, false);
+		return;
+	}
+	UtTest *t = s->test;
 	t->fail = ut_format("timed out after %g s (in %s)", r->cfg.timeout,
 	                    ut_step_name(s->step));
 	ut_step_record(t, s->argv, &s->child);
@@ -427,11 +586,38 @@ static void kill_all(Runner *r)
 {
 	for (int i = 0; i < r->cfg.jobs; i++) {
 		Slot *s = &r->slots[i];
-		if (s->test && s->argv) {
+		if (busy(s) && s->argv) {
 			ut_child_kill(&s->child);
 			ut_child_free(&s->child);
 			ut_argv_free(s->argv);
 			s->argv = NULL;
+		}
+	}
+}
+
+/* Fills the free slots: first the tests back from a batch, then the batches that are full,
+ * then new tests (while no more than the slots and batches can hold are in flight); a slot
+ * that is still free compiles the open batch rather than wait. */
+static void fill_slots(Runner *r)
+{
+	int limit = r->cfg.jobs * (r->batch_max > 1 ? r->batch_max + 1 : 1);
+	for (int i = 0; i < r->cfg.jobs; i++) {
+		Slot *s = &r->slots[i];
+		while (!busy(s)) {
+			UtTest *t;
+			UtBatch *b;
+			if ((t = queue_pop(&r->ready)) != NULL)
+				resume_test(r, s, t);
+			else if ((b = queue_pop(&r->full)) != NULL)
+				start_batch(r, s, b);
+			else if (r->next < r->ntests && r->inflight < limit)
+				start_test(r, s, &r->tests[r->next++]);
+			else if (r->open && r->open->refs) {
+				b = r->open;
+				r->open = NULL;
+				start_batch(r, s, b);
+			} else
+				break;
 		}
 	}
 }
@@ -445,7 +631,7 @@ static void wait_events(Runner *r, struct pollfd *fds, int *owner)
 	fds[nfds++].events = POLLIN;
 	for (int i = 0; i < r->cfg.jobs; i++) {
 		Slot *s = &r->slots[i];
-		if (!s->test)
+		if (!busy(s))
 			continue;
 		int pfd[2] = { s->child.out_fd, s->child.err_fd };
 		for (int k = 0; k < 2; k++)
@@ -475,7 +661,7 @@ static void wait_events(Runner *r, struct pollfd *fds, int *owner)
 	now = ut_now();
 	for (int i = 0; i < r->cfg.jobs; i++) {
 		Slot *s = &r->slots[i];
-		if (!s->test)
+		if (!busy(s))
 			continue;
 		ut_child_try_reap(&s->child);
 		if (ut_child_done(&s->child))
@@ -492,9 +678,7 @@ static void run_all(Runner *r)
 	int *owner = ut_xmalloc(((size_t)r->cfg.jobs * 2 + 1) * sizeof *owner);
 	draw_progress(r);
 	while (r->finished < r->ntests && !stop_signal) {
-		for (int i = 0; i < r->cfg.jobs && r->next < r->ntests; i++)
-			while (!r->slots[i].test && r->next < r->ntests)
-				start_test(r, &r->slots[i], &r->tests[r->next++]);
+		fill_slots(r);
 		if (r->finished < r->ntests)
 			wait_events(r, fds, owner);
 		draw_progress(r);
@@ -630,6 +814,8 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	r.tty = isatty(STDOUT_FILENO);
 
 	double start = ut_now();
+	ut_pch_prepare(&r.cfg, ut_count_emu_tests(&r.cfg, r.tests, r.ntests), &stop_signal);
+	r.batch_max = r.cfg.cxx_kind ? ut_batch_size() : 1;
 	run_all(&r);
 	if (stop_signal) {
 		int sig = stop_signal;
@@ -657,6 +843,9 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 		}
 	}
 	free(r.slots);
+	free(r.full.v);
+	free(r.ready.v);
 	free_tests(&r);
+	ut_pch_drop(&r.cfg);
 	return rc;
 }

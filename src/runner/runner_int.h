@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -212,10 +213,18 @@ typedef struct UtConfig {
 	const char *cuda_docker; /* `--cuda-docker IMAGE`: `# cuda` runs in it, or NULL */
 	int cuda_engine;       /* how `# cuda` runs (UT_CUDA_*), decided on first need */
 	bool ptx;              /* `--ptx`: `# cuda` tests also run their PTX (ptx_step.c) */
+	char *pch_header;      /* malloc'd: the emulator's header beside its precompiled form
+	                          (pch.c), which `# cuda` compiles include, or NULL */
+	int cxx_kind;          /* the emulator's compiler (UT_CXX_*), found by pch.c */
 } UtConfig;
+
+/* The emulator's compiler, as `$CXX --version` tells. */
+enum { UT_CXX_UNKNOWN, UT_CXX_GCC, UT_CXX_CLANG };
 
 /* Where `# cuda` tests run (modes.c decides once per run). */
 enum { UT_CUDA_UNDECIDED, UT_CUDA_EMU, UT_CUDA_GPU, UT_CUDA_DOCKER };
+
+struct UtBatch;
 
 /* One test and its progress. */
 typedef struct UtTest {
@@ -232,10 +241,32 @@ typedef struct UtTest {
 	size_t run_err_len;
 	char *dir;             /* the test's own temporary folder, or NULL */
 	char *cuda_how;        /* malloc'd: how its CUDA ran ("cuda: emulator"), or NULL */
+	bool pch_used;         /* its emulator compile includes the precompiled header */
+	bool pch_off;          /* that compile failed: the next one goes without it */
+	bool rerun;            /* set by a judge: run the same step again */
+	struct UtBatch *batch; /* the batch its emulator compile is in (batch.c), or NULL */
+	int batch_index;       /* its number in the batch's program */
+	bool batch_tried;      /* its compile was in a batch: it is not put in another */
+	int resume_after;      /* after its batch: the step its next step follows */
+	double wait_start;     /* when it began to wait for its batch (ut_now() seconds) */
+	double waited;         /* seconds it waited for batches and slots: not in its limit */
+	bool finished;         /* its result is reported */
 	double start, elapsed; /* seconds */
 	int result;            /* UT_PASS, UT_FAIL or UT_SKIP, once finished */
 } UtTest;
 
+/* The words of the environment variable VAR, or of DEF when it is unset or blank (a malloc'd
+ * NULL-ended vector). Words are split at blanks; there is no quoting. */
+char **ut_tool_words(const char *var, const char *def);
+/* PROG's path (malloc'd) when it can be run: a path that is executable, or a name found in
+ * PATH; else NULL. */
+char *ut_find_program(const char *prog);
+/* The runner's temporary folder, made on first need, or NULL when it cannot be made. */
+const char *ut_run_tmpdir(UtConfig *cfg);
+/* How many of the N tests are `# cuda` tests whose CUDA is built by the emulator's compiler
+ * in this run (their directives read once more; 0 when the CUDA runs elsewhere or there is
+ * no C++ compiler). */
+int ut_count_emu_tests(UtConfig *cfg, UtTest *tests, int n);
 /* Reads TEST's directives and plans its steps (the modes whose commands exist and whose
  * tools are present), noting the parts left out. On a directive problem sets TEST->fail. */
 void ut_plan(UtConfig *cfg, UtTest *test);
@@ -267,8 +298,49 @@ const char *ut_step_name(UtStep step);
 void ut_argv_free(char **argv);
 /* Removes TEST's temporary folder, if it made one. */
 void ut_test_cleanup(UtTest *test);
+/* Removes PATH and, for a folder, everything in it. */
+void ut_remove_tree(const char *path);
 /* Removes the runner's temporary folder and everything in it. */
 void ut_remove_tmpdir(UtConfig *cfg);
+
+/* ---- pch.c: the emulator's header precompiled ---- */
+
+/* The flags of the emulator's compile after the words of $CXX (NULL-ended). */
+const char *const *ut_cxx_emu_flags(void);
+/* Before a run with NTESTS `# cuda` tests in the emulator: tells what $CXX is
+ * (CFG->cxx_kind), finds or builds the precompiled header for it and sets CFG->pch_header;
+ * leaves it NULL where there is none (UIR_TEST_PCH=0, a compiler that is not g++ or
+ * clang++, a build that fails). Gives up when *STOP is set. */
+void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop);
+/* No later compile of the run uses the precompiled header. */
+void ut_pch_drop(UtConfig *cfg);
+
+/* ---- batch.c: several tests' emulator compiles in one ---- */
+
+/* Tests whose emulator compile (UT_STEP_CXX_EMU) waits for one compiler run. */
+typedef struct UtBatch {
+	UtTest **tests;        /* its members in the order they came; NULL: one that finished */
+	int n, cap;
+	int refs;              /* members not finished */
+	char *dir;             /* its folder under the run's temporary folder, once written */
+	bool held;             /* the runner holds it (open, waiting or compiling): not freed
+	                          when its last member leaves */
+	bool built;            /* the compile passed: member I's CUDA runs `DIR/prog I` */
+} UtBatch;
+
+/* The most tests in one batch: UIR_TEST_BATCH, else 16; 1 means no batches. */
+int ut_batch_size(void);
+UtBatch *ut_batch_new(void);
+/* Adds TEST to B (and B to TEST). */
+void ut_batch_add(UtBatch *b, UtTest *test);
+/* Writes B's translation unit into a new folder under the run's temporary folder and returns
+ * its compile's command line, or NULL when it cannot be written. */
+char **ut_batch_argv(UtConfig *cfg, UtBatch *b);
+/* The batch's program (malloc'd path). */
+char *ut_batch_prog(const UtBatch *b);
+/* TEST (unless NULL) leaves B; when no member is left and the runner does not hold it, B is
+ * removed with its folder and freed (returns true). */
+bool ut_batch_release(UtBatch *b, UtTest *test);
 
 /* ---- ptx_step.c: `--ptx`, the PTX of `# cuda` tests on the GPU (uir ptx --run) ---- */
 
