@@ -21,6 +21,7 @@
 #endif
 #include "code_cache.h"
 #include "../uir_internal.h"
+#include "../util/cache.h"
 #include <dlfcn.h>
 #include <llvm-c/Object.h>
 #include <errno.h>
@@ -48,60 +49,10 @@ static char *dup_printf(const char *fmt, ...)
 	return s;
 }
 
-typedef struct Hash128 {
-	uint64_t a, b;
-} Hash128;
-
-/* FNV-1a 64 twice, from two offset bases (the second over the bytes' complement): 128 bits,
- * so that two different modules meet in one file name with probability about 2^-128. */
-static void hash_add(Hash128 *h, const void *data, size_t n)
-{
-	const unsigned char *s = data;
-	for (size_t i = 0; i < n; i++) {
-		h->a = (h->a ^ s[i]) * 0x100000001b3ull;
-		h->b = (h->b ^ (unsigned char)~s[i]) * 0x100000001b3ull;
-	}
-}
-
-static void hash_str(Hash128 *h, const char *s)
-{
-	hash_add(h, s, strlen(s) + 1);
-}
-
 bool code_cache_on(const RunOptions *o)
 {
 	const char *e = getenv("UIR_CACHE");
 	return !o->no_cache && !(e && !strcmp(e, "0"));
-}
-
-/* The cache directory (malloc'ed), or NULL when no place is named. */
-static char *cache_dir(void)
-{
-	const char *d = getenv("UIR_CACHE_DIR");
-	if (d && *d)
-		return dup_printf("%s", d);
-	d = getenv("XDG_CACHE_HOME");
-	if (d && *d == '/')
-		return dup_printf("%s/uir", d);
-	d = getenv("HOME");
-	if (d && *d == '/')
-		return dup_printf("%s/.cache/uir", d);
-	return NULL;
-}
-
-/* mkdir -p DIR (the cache's parents: ~/.cache may not exist yet). */
-static bool make_dirs(char *dir)
-{
-	for (char *s = dir + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		bool ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
-		*s = '/';
-		if (!ok)
-			return false;
-	}
-	return mkdir(dir, 0777) == 0 || errno == EEXIST;
 }
 
 char *code_cache_path(LLVMModuleRef m, LLVMTargetMachineRef tm)
@@ -109,31 +60,31 @@ char *code_cache_path(LLVMModuleRef m, LLVMTargetMachineRef tm)
 	char *dir = cache_dir();
 	if (!dir)
 		return NULL;
-	Hash128 h = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
-	hash_str(&h, "uir code cache 1");
+	Hash128 h = CACHE_HASH_INIT;
+	cache_hash_str(&h, "uir code cache 1");
 	/* this build: the module's file */
 	Dl_info info;
 	struct stat st;
 	if (dladdr((void *)code_cache_path, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0) {
-		hash_str(&h, info.dli_fname);
+		cache_hash_str(&h, info.dli_fname);
 		int64_t id[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec,
 				  (int64_t)st.st_ino };
-		hash_add(&h, id, sizeof id);
+		cache_hash_add(&h, id, sizeof id);
 	} else {
 		free(dir);
 		return NULL; /* no identity for the build: no cache */
 	}
 	char *s = LLVMGetTargetMachineTriple(tm);
-	hash_str(&h, s);
+	cache_hash_str(&h, s);
 	LLVMDisposeMessage(s);
 	s = LLVMGetTargetMachineCPU(tm);
-	hash_str(&h, s);
+	cache_hash_str(&h, s);
 	LLVMDisposeMessage(s);
 	s = LLVMGetTargetMachineFeatureString(tm);
-	hash_str(&h, s);
+	cache_hash_str(&h, s);
 	LLVMDisposeMessage(s);
 	s = LLVMPrintModuleToString(m);
-	hash_str(&h, s);
+	cache_hash_str(&h, s);
 	LLVMDisposeMessage(s);
 	char *path = dup_printf("%s/%016llx%016llx.o", dir, (unsigned long long)h.a, (unsigned long long)h.b);
 	free(dir);
@@ -170,7 +121,7 @@ void code_cache_store(const char *path, LLVMMemoryBufferRef obj)
 	char *slash = strrchr(dir, '/');
 	if (slash)
 		*slash = 0;
-	if (!slash || !make_dirs(dir)) {
+	if (!slash || !cache_make_dirs(dir)) {
 		free(dir);
 		return;
 	}

@@ -25,6 +25,7 @@
  * compile's. UIR_TEST_PCH=0 turns the precompiled header off.
  */
 #include "runner_int.h"
+#include "../util/cache.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -93,61 +94,6 @@ static int run_child(UtChild *c, char **argv, double limit, volatile sig_atomic_
 }
 
 /* ---- the key ---- */
-
-typedef struct Hash128 {
-	uint64_t a, b;
-} Hash128;
-
-/* FNV-1a 64 twice, from two offset bases (the second over the bytes' complement), as the
- * code cache of `uir run` does. */
-static void hash_add(Hash128 *h, const void *data, size_t n)
-{
-	const unsigned char *s = data;
-	for (size_t i = 0; i < n; i++) {
-		h->a = (h->a ^ s[i]) * 0x100000001b3ull;
-		h->b = (h->b ^ (unsigned char)~s[i]) * 0x100000001b3ull;
-	}
-}
-
-static void hash_str(Hash128 *h, const char *s)
-{
-	hash_add(h, s, strlen(s) + 1);
-}
-
-/* The cache folder (malloc'd), or NULL: UIR_CACHE=0, or no place is named. */
-static char *cache_dir(void)
-{
-	const char *e = getenv("UIR_CACHE");
-	if (e && strcmp(e, "0") == 0)
-		return NULL;
-	const char *d = getenv("UIR_CACHE_DIR");
-	if (d && *d)
-		return ut_strdup(d);
-	d = getenv("XDG_CACHE_HOME");
-	if (d && *d == '/')
-		return ut_format("%s/uir", d);
-	d = getenv("HOME");
-	if (d && *d == '/')
-		return ut_format("%s/.cache/uir", d);
-	return NULL;
-}
-
-/* mkdir -p DIR. */
-static bool make_dirs(const char *path)
-{
-	char *dir = ut_strdup(path);
-	bool ok = true;
-	for (char *s = dir + 1; *s && ok; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		ok = mkdir(dir, 0777) == 0 || errno == EEXIST;
-		*s = '/';
-	}
-	ok = ok && (mkdir(dir, 0777) == 0 || errno == EEXIST);
-	free(dir);
-	return ok;
-}
 
 /* ---- building ---- */
 
@@ -281,18 +227,18 @@ void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 	const char *out = c.out.data ? c.out.data : "";
 	bool clang = strstr(out, "clang version") != NULL;
 	bool gcc = !clang && (strstr(out, "Free Software Foundation") != NULL);
-	Hash128 h = { 0xcbf29ce484222325ull, 0x84222325cbf29ce4ull };
-	hash_str(&h, "uir test pch 1");
-	hash_add(&h, ut_cuda_emu_header, ut_cuda_emu_header_len);
+	Hash128 h = CACHE_HASH_INIT;
+	cache_hash_str(&h, "uir test pch 1");
+	cache_hash_add(&h, ut_cuda_emu_header, ut_cuda_emu_header_len);
 	for (char **w = words; *w; w++)
-		hash_str(&h, *w);
+		cache_hash_str(&h, *w);
 	for (const char *const *f = emu_flags; *f; f++)
-		hash_str(&h, *f);
-	hash_add(&h, out, c.out.len);
-	hash_str(&h, file);
+		cache_hash_str(&h, *f);
+	cache_hash_add(&h, out, c.out.len);
+	cache_hash_str(&h, file);
 	int64_t id[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec,
 	                  (int64_t)st.st_ino };
-	hash_add(&h, id, sizeof id);
+	cache_hash_add(&h, id, sizeof id);
 	ut_child_free(&c);
 	free(file);
 	const char *off = getenv("UIR_TEST_PCH");
@@ -307,7 +253,7 @@ void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 	if (cache) {
 		dir = ut_format("%s/pch-%016llx%016llx", cache, (unsigned long long)h.a, (unsigned long long)h.b);
 		free(cache);
-		if (!make_dirs(dir) || !build(words, clang, dir, stop)) {
+		if (!cache_make_dirs(dir) || !build(words, clang, dir, stop)) {
 			free(dir);
 			dir = NULL;
 		}
@@ -315,7 +261,7 @@ void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 	const char *tmp;
 	if (!dir && ntests >= PCH_MIN_TESTS && (tmp = ut_run_tmpdir(cfg)) != NULL) {
 		dir = ut_format("%s/pch", tmp);
-		if (!make_dirs(dir) || !build(words, clang, dir, stop)) {
+		if (!cache_make_dirs(dir) || !build(words, clang, dir, stop)) {
 			free(dir);
 			dir = NULL;
 		}
