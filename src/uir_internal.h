@@ -263,6 +263,8 @@ struct Stmt {
 	Mem **opt_rename;       /* opt_private: privatised allocs used outside the loop too,
 	                         * whose accesses in it get an alloc of their own */
 	int nopt_rename;
+	bool opt_peel;          /* opt_private: the last iteration runs apart, after the loop,
+	                         * on the opt_rename memories themselves (opt/private.c) */
 	const Stmt *opt_inner;  /* interchanged with this loop, its body's loop */
 };
 

@@ -181,7 +181,7 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	}
 	if (!reduction)
 		return NULL;
-	bool outside; /* other uses of m keep it: the expansion replaces j's alone */
+	bool outside, peel; /* other uses of m keep it: the expansion replaces j's alone */
 	Ex x = { .m = m, .ok = true, .p = p };
 	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
 	body_ok(&x, j->body);
@@ -189,7 +189,7 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 		if (loads_written(&x, t->value))
 			x.ok = false;
 	free(x.written);
-	if (!x.ok || !rewrite_layout_ok(p, j, m) || !alloc_private(o, j, m, &outside))
+	if (!x.ok || !rewrite_layout_ok(p, j, m) || !mem_private(o, j, m, &outside, &peel) || peel)
 		return NULL;
 	Only only = { m };
 	if (!loop_independent(p, j, only_m, &only))

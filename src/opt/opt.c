@@ -39,6 +39,26 @@ static double loop_work(const Stmt *s)
 	return (double)b.hi * (1 + stmts_work(s->body));
 }
 
+/* Whether loop S, privatised with the memories RENAME (those used outside it) given
+ * allocs of their own, can run its last iteration apart, after the loop, on the memories
+ * themselves: the text can be cut, and every alloc its body uses is one of RENAME (the
+ * others would be used by the loop and by the peeled iteration, so no longer be homed in
+ * the loop). */
+static bool peel_ok(UirProgram *p, Stmt *s, Mem **rename, int nrename)
+{
+	if (!rewrite_peel_ok(p, s))
+		return false;
+	const Captures *cap = loop_captures(p, s);
+	for (int i = 0; i < cap->nmems; i++) {
+		bool found = !cap->mems[i]->is_alloc;
+		for (int k = 0; k < nrename && !found; k++)
+			found = rename[k] == cap->mems[i];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 /* The allocs a candidate parallel loop gives a copy per iteration (loop_independent()'s
  * EXEMPT): those private to it (private.c), when the zero-filling of a copy per iteration
  * is small beside the iteration's work. */
@@ -47,6 +67,7 @@ typedef struct Priv {
 	const Stmt *loop;
 	double work;  /* of one iteration */
 	bool used;    /* some alloc needed a copy */
+	bool peel;    /* some memory's values after the loop are the last iteration's */
 	Mem **rename; /* those used outside the loop too (Stmt.opt_rename) */
 	int nrename;
 } Priv;
@@ -54,10 +75,11 @@ typedef struct Priv {
 static bool privatise(void *ctx, const Mem *m)
 {
 	Priv *v = ctx;
-	bool outside;
-	if (!alloc_private(v->o, v->loop, m, &outside) || (double)m->size > v->work)
+	bool outside, peel;
+	if (!mem_private(v->o, v->loop, m, &outside, &peel) || (double)m->size > v->work)
 		return false;
 	v->used = true;
+	v->peel |= peel;
 	if (outside) {
 		v->rename = xrealloc(v->rename, (size_t)(v->nrename + 1) * sizeof *v->rename);
 		v->rename[v->nrename++] = (Mem *)m;
@@ -65,6 +87,8 @@ static bool privatise(void *ctx, const Mem *m)
 	return true;
 }
 
+/* The loops of the statements S; IN_PARALLEL: inside a parallel loop; MIN_WORK, MIN_FLAT:
+ * the work a loop there needs to run on the pool (opt.h). */
 static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double min_flat)
 {
 	UirProgram *p = o->p;
@@ -91,12 +115,14 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		/* an interchange, which vectorises the nest, is preferred to running it on the pool */
 		if (!par && !s->opt_inner && s->axis == AX_NONE && work > 0 &&
 		    work >= (has_loop(s->body) ? min_work : min_flat)) {
-			Priv v = { o, s, stmts_work(s->body), false, NULL, 0 };
-			if (loop_independent(p, s, privatise, &v) && (!v.used || thread_homes_ok(o, s, NULL))) {
+			Priv v = { o, s, stmts_work(s->body), false, false, NULL, 0 };
+			if (loop_independent(p, s, privatise, &v) && (!v.used || thread_homes_ok(o, s, NULL)) &&
+			    (!v.peel || peel_ok(p, s, v.rename, v.nrename))) {
 				if (v.used)
 					s->opt_private = p->opt_rewrites = true;
 				else
 					s->opt_parallel = true;
+				s->opt_peel = v.peel;
 				s->opt_thread_ok = v.used || thread_homes_ok(o, s, NULL);
 				if (v.nrename) {
 					s->opt_rename = arena_alloc(&p->arena, (size_t)v.nrename * sizeof *s->opt_rename);
@@ -107,7 +133,9 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			}
 			free(v.rename);
 		}
-		walk(o, s->body, par, min_work, min_flat);
+		/* the loops inside start once per iteration of this one */
+		walk(o, s->body, par, min_work * (OPT_REPEATED_WORK / OPT_PARALLEL_WORK),
+		     min_flat * (OPT_REPEATED_WORK / OPT_PARALLEL_WORK));
 	}
 }
 

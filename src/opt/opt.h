@@ -7,9 +7,13 @@
 #include "../uir_internal.h"
 
 /* Work (src/cost.c units) from which a plain loop is worth the thread pool: waking the
- * workers and handing out chunks costs some tens of microseconds. UIR_AUTO_PARALLEL_WORK in
- * the environment overrides it (the tests set 0: every independent loop). */
+ * workers and handing out chunks costs some microseconds each time the loop starts. So a
+ * loop inside another loop, which starts once per iteration of it, needs
+ * OPT_REPEATED_WORK (a loop of 150,000 units started 21,000 times, PolyBench's doitgen,
+ * ran 1.6 times slower on two threads than on one). UIR_AUTO_PARALLEL_WORK in the
+ * environment overrides them (the tests set 0: every independent loop). */
 #define OPT_PARALLEL_WORK 100000.0
+#define OPT_REPEATED_WORK 1000000.0
 /* The same for a flat loop (its body holds no loop): its iterations, a few ops each, are
  * mostly memory traffic that a second core barely speeds up (a saxpy of 262,144 elements
  * ran as fast on two threads as on one, a polynomial of 5 ops over 4M elements 1.3 times
@@ -48,6 +52,9 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text);
  * P's text with `thread` on its opt_parallel and opt_private loops, its opt_expand carried
  * out, and a comment line above every opt_inner nest. Malloc'ed, length in *LEN. */
 char *opt_text(UirProgram *p, size_t *len);
+/* Whether the text of loop LOOP can be cut for a peeled last iteration (opt_peel): its
+ * bound and its braces are placed. */
+bool rewrite_peel_ok(UirProgram *p, const Stmt *loop);
 /* Whether loop J's body is laid out as opt_text() can cut it: one statement per line, the
  * body's first statement on a line after the `{`, the `}` alone at the start of its line,
  * every access of M (the alloc expanded) placed in the text. */
@@ -60,11 +67,12 @@ typedef struct OptCtx {
 	int64_t *accesses;
 } OptCtx;
 
-/* private.c: whether alloc M can be given a copy per iteration of plain loop LOOP with
+/* private.c: whether memory M can be given a copy per iteration of plain loop LOOP with
  * every result bit kept (every iteration writes each element it reads first; no value
- * LOOP leaves in M is read). *OUTSIDE says whether code outside LOOP uses M too: then
- * LOOP's accesses must go to an alloc of their own (opt/rewrite.c renames them). */
-bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside);
+ * LOOP leaves in M is read, or *PEEL: they are the last iteration's, which then runs
+ * apart on M). *OUTSIDE says whether code outside LOOP uses M too (always, for a buffer):
+ * then LOOP's accesses must go to an alloc of their own (opt/rewrite.c renames them). */
+bool mem_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside, bool *peel);
 /* Whether plain loop LOOP may be written as a `thread` loop with every bit kept: its bound
  * is a literal (a `thread` loop with another bound checks its offsets on entry), and every
  * alloc the loop would become the home of (no home yet, every access in it; SKIP aside)

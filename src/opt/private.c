@@ -2,11 +2,14 @@
  * iteration of a loop writes before it reads can be given a copy per iteration without
  * changing any result (docs/llvm.md, "Privatisation").
  *
- * Alloc M is private to loop L when
+ * Memory M is private to loop L when
  *   - M has no home (no thread or global loop gives it copies already), and no value L
- *     leaves in M is read: either every load, store and atomic of M is in L's body (allocs
- *     are never printed), or on every path from L's end M is written before it is read
- *     (dead_after(); the caller then gives L's accesses an alloc of their own);
+ *     leaves in M is read: either M is an alloc and every load, store and atomic of M is in
+ *     L's body (allocs are never printed), or on every path from L's end M is written
+ *     before it is read (dead_after(); the caller then gives L's accesses an alloc of their
+ *     own); or else the values L leaves are the last iteration's alone: every iteration
+ *     certainly writes every element of M (buffers too), so the last one runs apart, after
+ *     the others, on M itself (peeling), the others on an alloc of their own;
  *   - no atomic updates M, and every element a load of M reads in an iteration was written
  *     earlier in that iteration. Shown by walking the body in order with the set of
  *     elements certainly written so far: a store counts when nothing conditional stands
@@ -189,13 +192,21 @@ static void walk(Cover *c, const Stmt *s, const Stmt *stop, bool cond)
 		walk_one(c, s, cond);
 }
 
-/* Whether the statements from S up to STOP read M only where they wrote it first. */
-static bool covered_run(const Mem *m, const Stmt *s, const Stmt *stop)
+/* Whether the statements from S up to STOP read M only where they wrote it first; *FULL
+ * (when not NULL): and they certainly write every element of M. */
+static bool covered_run_full(const Mem *m, const Stmt *s, const Stmt *stop, bool *full)
 {
 	Cover c = { .m = m, .ok = true };
 	walk(&c, s, stop, false);
 	free(c.pend);
+	if (full)
+		*full = c.ok && covered(&c, 0, m->size - 1);
 	return c.ok;
+}
+
+static bool covered_run(const Mem *m, const Stmt *s, const Stmt *stop)
+{
+	return covered_run_full(m, s, stop, NULL);
 }
 
 /* Whether no value that LOOP leaves in M is ever read: on every path from the loop's end, M
@@ -242,17 +253,28 @@ int64_t mem_accesses(const Stmt *s, const Mem *m)
 	return n;
 }
 
-bool alloc_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside)
+bool mem_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside, bool *peel)
 {
-	if (!m->is_alloc || m->home || (int64_t)uir_type_size(m->ty) * m->size > OPT_PRIVATE_BYTES)
+	*peel = false;
+	if (m->home || (int64_t)uir_type_size(m->ty) * m->size > OPT_PRIVATE_BYTES)
 		return false;
-	int key = o->p->nbufs + m->index;
-	if (o->accesses[key] < 0)
-		o->accesses[key] = mem_accesses(o->p->top, m);
-	*outside = mem_accesses(loop->body, m) != o->accesses[key];
-	if (*outside && !dead_after(loop, m))
+	if (m->is_alloc) {
+		int key = o->p->nbufs + m->index;
+		if (o->accesses[key] < 0)
+			o->accesses[key] = mem_accesses(o->p->top, m);
+		*outside = mem_accesses(loop->body, m) != o->accesses[key];
+	} else {
+		*outside = true; /* a buffer's values after the program are printed */
+	}
+	bool full;
+	if (!covered_run_full(m, loop->body, NULL, &full))
 		return false;
-	return covered_run(m, loop->body, NULL);
+	if (!*outside || (m->is_alloc && dead_after(loop, m)))
+		return true;
+	/* the values LOOP leaves are read: they are the last iteration's when it writes every
+	 * element, so that iteration runs apart, after the others, on M itself */
+	*peel = full && loop->bound_lit >= 2;
+	return *peel;
 }
 
 bool thread_homes_ok(OptCtx *o, Stmt *loop, const Mem *skip)

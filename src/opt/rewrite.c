@@ -305,6 +305,12 @@ bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m)
 	return x.ok;
 }
 
+bool rewrite_peel_ok(UirProgram *p, const Stmt *loop)
+{
+	size_t b, end, ob = brace_after(p, pos(p, loop->loc));
+	return arg_span(p, loop->value, &b, &end) && ob < p->srclen && matching(p, ob) < p->srclen;
+}
+
 /* A name for something new made of BASE: BASE_SUFFIX, BASE_SUFFIX2, ... that the text
  * holds nowhere (SUFFIX "x" for an expansion, "p" for a privatised copy, "o" and "u" for the
  * loops of an unroll-and-jam). */
@@ -423,7 +429,7 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 
 /* ---- the whole text ---- */
 
-typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND } EditKind;
+typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL } EditKind;
 
 typedef struct Edit {
 	size_t at;
@@ -432,7 +438,8 @@ typedef struct Edit {
 	const Mem *m;     /* ED_ALLOC: the alloc expanded */
 	const char *name; /* ED_ALLOC, ED_EXPAND: the expansion's name */
 	const char *jo, *ju; /* ED_EXPAND by unroll-and-jam: the loops' names */
-	int64_t size;     /* ED_ALLOC */
+	int64_t size;     /* ED_ALLOC; ED_BOUND: the new bound */
+	size_t end;       /* ED_BOUND: the end of the old bound's text */
 } Edit;
 
 typedef struct Edits {
@@ -544,6 +551,15 @@ static void find_edits(Edits *e, const Stmt *s)
 			add(e, (Edit){ .at = brace_after(p, at), .kind = ED_THREAD, .s = s });
 		else if ((s->opt_inner || s->opt_parallel) && e->comments)
 			add(e, (Edit){ .at = line_start(p, at), .kind = ED_COMMENT, .s = s });
+		if (s->opt_peel) {
+			/* `loop i N thread {B}` over N - 1 iterations, then the last one apart:
+			 * `loop i_l 1 { let i = add i_l N-1 B }` on the memories themselves */
+			size_t b, end;
+			arg_span(p, s->value, &b, &end); /* placed: opt_peel_ok() */
+			add(e, (Edit){ .at = b, .kind = ED_BOUND, .s = s, .size = s->bound_lit - 1, .end = end });
+			add(e, (Edit){ .at = matching(p, brace_after(p, at)) + 1, .kind = ED_PEEL, .s = s,
+				       .name = take_name(e, s->sym->name, "l") });
+		}
 		for (int i = 0; s->opt_private && i < s->nopt_rename; i++) {
 			/* used outside the loop too: the loop's accesses get an alloc of their own */
 			const Mem *m = s->opt_rename[i];
@@ -619,6 +635,24 @@ static void build(Out *o, bool comments)
 			copy(o, ls, ind);
 			gen(o, fmt_str(&p->arena, "alloc %s %s %lld\n", d->name, uir_type_name(d->m->ty), (long long)d->size),
 			    decl);
+			break;
+		}
+		case ED_BOUND:
+			gen(o, fmt_str(&p->arena, "%lld", (long long)d->size), d->at);
+			from = d->end;
+			break;
+		case ED_PEEL: {
+			size_t at = pos(p, d->s->loc), ind = line_start(p, at), ob = brace_after(p, at);
+			size_t cb = d->at - 1, b0 = ob + 1;
+			while (blank(p->src[ind]))
+				ind++;
+			const char *in = fmt_str(&p->arena, "%.*s", (int)(ind - line_start(p, at)), p->src + line_start(p, at));
+			gen(o, fmt_str(&p->arena, "\n%sloop %s 1 {\n%s  let %s = add %s %lld\n", in, d->name, in,
+				       d->s->sym->name, d->name, (long long)d->s->bound_lit - 1), at);
+			if (rest_blank(p, b0))
+				b0 = next_line(p, b0);
+			copy_plain(o, b0, cb);
+			gen(o, "}", cb);
 			break;
 		}
 		case ED_EXPAND: {
@@ -712,6 +746,7 @@ static void no_rewrites(Stmt *s)
 		s->opt_jam = 0;
 		s->opt_jam_thread = false;
 		s->nopt_rename = 0;
+		s->opt_peel = false;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);
 		no_rewrites(s->else_);
