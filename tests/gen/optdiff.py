@@ -34,7 +34,8 @@ The counts show that the transformations fire: a program counts as privatised wh
 opt` adds `thread` to a loop whose body uses an alloc, parallel when it adds `thread` to
 another loop, expanded when it adds an `_x` alloc, interchanged when it carries the
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
-rewritten (privatised or expanded, R%), T parallel, C interchanged, F faulting, I with
+rewritten (privatised or expanded, R%), T parallel, C interchanged, L peeled (a loop's last
+iteration run apart), F faulting, I with
 --input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
@@ -443,31 +444,40 @@ class Gen:
         self.emit(ind, '}')
 
     def array_nest(self, ind):
-        """A per-iteration array filled by a loop, then read (privatisation's intervals)."""
+        """A per-iteration array filled by a loop, then read (privatisation's intervals):
+        an alloc t, sometimes read after the loop (into R), or a buffer S (printed); either
+        way the last iteration's values survive, so the loop runs in parallel only with that
+        iteration peeled, when every iteration writes the whole array."""
         r = self.r
         T = self.tsize
         ni = self.bound(0)
-        self.used.add('t')
+        t = 'S' if r.random() < 0.3 else 't'
+        self.used.add(t)
         self.emit(ind, 'loop i %d {' % ni)
         c = r.choice([0, 0, 0, 1])
         nfill = T - c if r.random() < 0.8 else max(1, T - c - 1)  # sometimes an element short
         if r.random() < 0.3:
             self.emit(ind + 1, 'loop k %d {' % nfill)
-            self.emit(ind + 2, 'store t (add k %d) %s' % (c, self.fval([('i', ni), ('k', nfill)], {})))
-            self.emit(ind + 2, 'store O %s (load t (add k %d))' % (par(self.off('O', [('i', ni), ('k', nfill)])), c))
+            self.emit(ind + 2, 'store %s (add k %d) %s' % (t, c, self.fval([('i', ni), ('k', nfill)], {})))
+            self.emit(ind + 2, 'store O %s (load %s (add k %d))' % (par(self.off('O', [('i', ni), ('k', nfill)])), t, c))
             self.emit(ind + 1, '}')
         else:
             self.emit(ind + 1, 'loop k %d {' % nfill)
-            self.emit(ind + 2, 'store t %s %s' % ('k' if c == 0 else '(add k %d)' % c, self.fval([('i', ni), ('k', nfill)], {})))
+            self.emit(ind + 2, 'store %s %s %s' % (t, 'k' if c == 0 else '(add k %d)' % c, self.fval([('i', ni), ('k', nfill)], {})))
             self.emit(ind + 1, '}')
             if r.random() < 0.5:
-                self.emit(ind + 1, 'store t %d %s' % (r.randrange(T), self.fval([('i', ni)], {})))
+                self.emit(ind + 1, 'store %s %d %s' % (t, r.randrange(T), self.fval([('i', ni)], {})))
             self.emit(ind + 1, 'loop k %d {' % T)
             o = lin([('i', ni), ('k', T)])
             self.use('O', o[1])
-            self.emit(ind + 2, 'store O %s (add (load t k) %s)' % (par(o[0]), self.fval([('i', ni), ('k', T)], {})))
+            self.emit(ind + 2, 'store O %s (add (load %s k) %s)' % (par(o[0]), t, self.fval([('i', ni), ('k', T)], {})))
             self.emit(ind + 1, '}')
         self.emit(ind, '}')
+        if t == 't' and r.random() < 0.3:
+            self.used.add('R')
+            self.emit(ind, 'loop k %d {' % T)
+            self.emit(ind + 1, 'store R k (load t k)')
+            self.emit(ind, '}')
 
     def carried_nest(self, ind):
         """A per-iteration scalar t and an array u that carries each column's value from one
@@ -545,6 +555,9 @@ class Gen:
         decls.append('buffer O f32 %d%s' % (so, r.choice(['', ' = random %d' % s()])))
         if 'Q' in self.used:
             decls.append('buffer Q i32 %d' % (self.maxoff['Q'] + 1))
+        for b in ('S', 'R'):
+            if b in self.used:
+                decls.append('buffer %s f32 %d' % (b, self.tsize))
         for a in ('m', 'm2', 'mt0', 'mt1'):
             if a in self.used:
                 decls.append('alloc %s f32 %d' % (a, self.msize[a]))
@@ -673,6 +686,7 @@ def check_one(a, seed, tmp):
         info['private'] = p1 > p0
         info['parallel'] = t1 > t0
         info['interchanged'] = '# uir opt: run as loop' in o_s
+        info['peeled'] = bool(re.search(r'^\s*loop \w+_l\d* 1 \{', o_s, re.M))
         qrc, _, qerr = run([a.uir, 'check', of], env)
         if qrc != 0:
             fails.append('opt text does not check: ' + qerr.decode(errors='replace').split('\n')[0][:200])
@@ -712,12 +726,12 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='optdiff.')
-    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, fault=0, input=0, bad=0)
+    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, fault=0, input=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, extra = check_one(a, seed, tmp)
             cnt['n'] += 1
-            for k in ('private', 'expanded', 'parallel', 'interchanged', 'fault', 'input'):
+            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'fault', 'input'):
                 cnt[k] += bool(info.get(k))
             cnt['rewritten'] += bool(info.get('private') or info.get('expanded'))
             if a.verbose:
@@ -740,9 +754,9 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     n = max(cnt['n'], 1)
     print('optdiff: %d programs, %d privatised, %d expanded, %d of them rewritten (privatised or expanded, %.0f%%), '
-          '%d parallel, %d interchanged, %d faulting, %d with --input, %d failed' % (
+          '%d parallel, %d interchanged, %d peeled, %d faulting, %d with --input, %d failed' % (
               cnt['n'], cnt['private'], cnt['expanded'], cnt['rewritten'], 100.0 * cnt['rewritten'] / n,
-              cnt['parallel'], cnt['interchanged'], cnt['fault'], cnt['input'], cnt['bad']))
+              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['fault'], cnt['input'], cnt['bad']))
     return 1 if cnt['bad'] else 0
 
 
