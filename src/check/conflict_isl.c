@@ -81,6 +81,8 @@ typedef struct Tr {
 	bool exact;         /* no bound or guard was left out */
 	const char *why;    /* why an offset could not be translated */
 	long budget;
+	bool no_init;       /* a load is never translated (not even from an INIT nobody
+	                     * stores over): the fact must hold for every input */
 } Tr;
 
 static bool fail(Tr *t, const char *why)
@@ -159,6 +161,8 @@ static bool aff(Tr *t, const Expr *e, int depth)
 	int64_t c;
 	switch (e->op) {
 	case OP_LOAD: {
+		if (t->no_init)
+			return fail(t, "it loads memory");
 		EvalEnv env = { NULL, NULL, 0, true };
 		int64_t lv;
 		if (eval_int(e, &env, &lv)) {
@@ -484,7 +488,7 @@ IslAnswer isl_conflict(const IslQuestion *q, IslPair *pair, const char **why)
 		if (!any_w || !any_o)
 			continue;
 		Txt txt = { 0 };
-		Tr t = { q, q->acc, 'a', &txt, true, NULL, 200000 };
+		Tr t = { q, q->acc, 'a', &txt, true, NULL, 200000, false };
 		if (!question_text(&t, w, other)) {
 			*why = fmt_str(&q->p->arena, "an offset is not quasi-affine in the loop indices (%s)", t.why);
 			r = ISL_UNKNOWN;
@@ -536,4 +540,24 @@ IslAnswer isl_conflict(const IslQuestion *q, IslPair *pair, const char **why)
 	free(w);
 	free(other);
 	return r;
+}
+
+bool isl_in_bounds(UirProgram *p, isl_ctx *ctx, const IslAccess *a, int64_t size)
+{
+	if (a->nloops < 1 || a->nloops > 64)
+		return false;
+	IslQuestion q = { p, ctx, NULL, 0, a, 1 };
+	Txt txt = { 0 };
+	Tr t = { &q, a, 'a', &txt, true, NULL, 200000, true };
+	put(&txt, "{ [pa, e] : ");
+	bool ok = reaches(&t, a); /* left-out bounds and guards (those that load, too) only make the set larger */
+	put(&txt, " and (e < 0 or e >= %lld) }", (long long)size);
+	bool in = false;
+	if (ok) {
+		isl_set *s = isl_set_read_from_str(ctx, txt.s);
+		in = s && isl_set_is_empty(s) == isl_bool_true;
+		isl_set_free(s);
+	}
+	free(txt.s);
+	return in;
 }

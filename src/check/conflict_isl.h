@@ -47,6 +47,14 @@ typedef enum { ISL_NONE, ISL_FOUND, ISL_UNKNOWN } IslAnswer;
  * question inexact, or ISL's operation budget. Same-op atomic updates do not collide. */
 IslAnswer isl_conflict(const IslQuestion *q, IslPair *pair, const char **why);
 
+/* Whether every element access A (its loops from the outermost loop of the program down,
+ * the ifs around it) touches lies in [0, SIZE): the set of iterations reaching an element
+ * outside is empty. False when it is not, or cannot be shown (an offset that is not
+ * quasi-affine or that loads, the budget). Loads are never translated, not even from the
+ * INIT of memory the program never stores (the race analysis does that): `run --input` can
+ * replace it, and this fact lets back ends drop bounds checks. */
+bool isl_in_bounds(UirProgram *p, struct isl_ctx *ctx, const IslAccess *a, int64_t size);
+
 /* A new ISL context with the operation budget of one checked code (ISL_MAX_OPERATIONS
  * operations in all, so that no checked code takes more than a fraction of a second in
  * ISL, on any machine, with the same verdict); free with isl_budget_free(). */

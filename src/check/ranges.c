@@ -16,10 +16,17 @@
  * a result whose exact value may leave its type's range gets the whole range. Loads and
  * everything that is not a small scalar integer claim nothing beyond their type.
  *
+ * An access inside loops that the intervals do not show in bounds is then asked of ISL
+ * (check/conflict_isl.c), when its offset is quasi-affine in the loop indices and loads
+ * nothing: the loops' bounds and the ifs' conditions as constraints, so a triangular nest,
+ * `loop jj (sub N i) { let j = add jj i ... }`, has j < N (at most RANGE_ISL_QUESTIONS
+ * questions a program, under the checker's ISL operation budget).
+ *
  * The analysis only proves: a fact is set only when it holds on every run, for every input.
  * One pass over the tree, an undo list for the narrowed names: linear in the program.
  */
 #include "uir_internal.h"
+#include "conflict_isl.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,6 +474,113 @@ static void stmts(RangeCtx *c, Stmt *s)
 	}
 }
 
+/* ---- accesses shown in bounds by ISL ---- */
+
+enum { RANGE_ISL_QUESTIONS = 256, RANGE_ISL_DEPTH = 64 };
+
+typedef struct Exact {
+	UirProgram *p;
+	struct isl_ctx *ctx;
+	int asked;
+	Stmt *loops[RANGE_ISL_DEPTH];
+	int nloops;
+	const Stmt *ifs[RANGE_ISL_DEPTH];
+	bool thens[RANGE_ISL_DEPTH];
+	int nifs;
+	bool deep; /* nested past RANGE_ISL_DEPTH: nothing asked */
+} Exact;
+
+/* Whether E, lets inlined, loads nothing. */
+static bool loads_nothing(const Expr *e, int depth)
+{
+	if (depth > 64)
+		return false;
+	if (e->kind == EX_NAME)
+		return !(e->sym && e->sym->kind == SYM_LET && e->sym->def) || loads_nothing(e->sym->def->value, depth + 1);
+	if (e->kind != EX_OP)
+		return true;
+	if (e->op == OP_LOAD)
+		return false;
+	for (int i = 0; i < e->nargs; i++)
+		if (!loads_nothing(e->args[i], depth + 1))
+			return false;
+	return true;
+}
+
+static bool ask_in_bounds(Exact *x, const Expr *off, int width, int64_t size)
+{
+	if (x->deep || x->nloops == 0 || x->asked >= RANGE_ISL_QUESTIONS || off->lanes != 1 || !loads_nothing(off, 0))
+		return false;
+	if (!x->ctx)
+		x->ctx = isl_budget_ctx();
+	x->asked++;
+	IslAccess a = { .off = off, .width = width, .loops = x->loops, .nloops = x->nloops,
+			.ifs = x->ifs, .thens = x->thens, .nifs = x->nifs };
+	return isl_in_bounds(x->p, x->ctx, &a, size);
+}
+
+static void exact_expr(Exact *x, Expr *e)
+{
+	if (e->kind != EX_OP)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		exact_expr(x, e->args[i]);
+	if (e->op == OP_LOAD && !e->in_bounds)
+		e->in_bounds = ask_in_bounds(x, e->args[0], e->width > 1 ? e->width : 1, e->mem->size);
+}
+
+static void exact_stmts(Exact *x, Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			exact_expr(x, s->value);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			exact_expr(x, s->off);
+			exact_expr(x, s->val);
+			if (!s->in_bounds)
+				s->in_bounds = ask_in_bounds(x, s->off, s->kind == ST_STORE && s->width > 1 ? s->width : 1,
+							     s->mem->size);
+			break;
+		case ST_LOOP:
+			exact_expr(x, s->value);
+			if (x->nloops == RANGE_ISL_DEPTH) {
+				x->deep = true;
+				exact_stmts(x, s->body);
+				x->deep = false;
+				break;
+			}
+			x->loops[x->nloops++] = s;
+			exact_stmts(x, s->body);
+			x->nloops--;
+			break;
+		case ST_IF: {
+			exact_expr(x, s->cond);
+			/* a condition that loads is left out (the set only grows): its translation
+			 * would read INIT values that `run --input` can replace */
+			bool deep = x->deep, use = loads_nothing(s->cond, 0);
+			if (use && x->nifs == RANGE_ISL_DEPTH)
+				x->deep = true;
+			for (int b = 0; b < 2; b++) {
+				if (use && !x->deep) {
+					x->ifs[x->nifs] = s;
+					x->thens[x->nifs++] = b == 0;
+				}
+				exact_stmts(x, b == 0 ? s->then_ : s->else_);
+				if (use && !x->deep)
+					x->nifs--;
+			}
+			x->deep = deep;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
 void ranges_compute(UirProgram *p)
 {
 	RangeCtx c = { p, NULL, NULL, 0, 0 };
@@ -476,4 +590,8 @@ void ranges_compute(UirProgram *p)
 	stmts(&c, p->top);
 	free(c.env);
 	free(c.undo);
+	Exact x = { .p = p };
+	exact_stmts(&x, p->top);
+	if (x.ctx)
+		isl_budget_free(x.ctx);
 }

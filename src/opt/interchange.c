@@ -10,7 +10,12 @@
  * order (gcc gets the same effect by vectorising the j loop as an outer loop).
  *
  * Legality (sufficient, checked conservatively):
- *   - both loops are plain with integer-literal bounds, J's body is lets then the k loop;
+ *   - both loops are plain, J's body is lets then the k loop; each bound is an integer
+ *     literal or an expression of names defined outside J that loads nothing (a triangular
+ *     `loop k i`), so that it has the same value however often and wherever it is
+ *     evaluated: NK once instead of once per j (it may not use j or LETS), NJ once per k
+ *     instead of once. When either bound is 0 or less neither form runs S (LETS only
+ *     compute values, their loads proven in bounds);
  *   - every access in LETS and S is proven in bounds (in_bounds, check/ranges.c), so no
  *     fault can move; a memory written in S is not read in LETS (they would run again
  *     after S's writes of the same j);
@@ -219,13 +224,37 @@ static void walk(Ix *x, const Stmt *s)
 	}
 }
 
-/* The k loop of J's body when it is lets followed by one plain literal-bound loop. */
+/* Whether E, a loop bound, is an integer literal or loads nothing and names only what is
+ * defined outside loop J (not J's index, not its lets): the same value wherever in J's
+ * nest it is evaluated. */
+static bool invariant_bound(const Expr *e, const Stmt *j)
+{
+	switch (e->kind) {
+	case EX_LIT:
+		return true;
+	case EX_NAME:
+		return e->sym && e->sym != j->sym && !(e->sym->def && stmt_inside(e->sym->def, j));
+	case EX_OP:
+		if (e->op == OP_LOAD || e->lanes > 1)
+			return false;
+		for (int i = 0; i < e->nargs; i++)
+			if (!invariant_bound(e->args[i], j))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The k loop of J's body when it is lets followed by one plain loop whose bound is
+ * invariant in J. */
 static const Stmt *inner_loop(const Stmt *j)
 {
 	const Stmt *s = j->body;
 	while (s && s->kind == ST_LET)
 		s = s->next;
-	if (!s || s->kind != ST_LOOP || s->next || s->axis != AX_NONE || s->value->kind != EX_LIT || s->bound_lit < 1)
+	if (!s || s->kind != ST_LOOP || s->next || s->axis != AX_NONE || !invariant_bound(s->value, j) ||
+	    !s->value->rng.known || s->value->rng.hi < 1)
 		return NULL;
 	return s;
 }
@@ -281,7 +310,7 @@ bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k)
 
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
 {
-	if (j->axis != AX_NONE || j->value->kind != EX_LIT || j->bound_lit < 2)
+	if (j->axis != AX_NONE || !invariant_bound(j->value, j) || !j->value->rng.known || j->value->rng.hi < 2)
 		return NULL;
 	const Stmt *k = inner_loop(j);
 	if (!k)

@@ -380,6 +380,21 @@ int main(void)
 	bounds("buffer a i32 16\nloop i 1024 { store a (shr i 6) 1 }\n", 0, true, true, devnull);
 	bounds("buffer a i32 16\nbuffer n i32 1\nloop i 1025 { if (eq (load n 0) 1) { store a (shr i 6) 1 } }\n", 0, false,
 	       true, devnull);
+	/* ISL past the intervals (docs/analysis.md, "Value ranges"): a triangular nest, j = jj + i
+	 * below 64 since jj < 64 - i; one element more puts the store out of bounds, not the
+	 * load (k < i) */
+	bounds("buffer a f64 4096\nloop i 64 { loop jj (sub 64 i) { let j = add jj i\n loop k i {\n"
+	       " store a (add (mul i 64) j) (load a (add (mul k 64) j)) } } }\n", 0, true, true, devnull);
+	bounds("buffer a f64 4096\nloop i 64 { loop jj (sub 65 i) { let j = add jj i\n loop k i {\n"
+	       " store a (add (mul i 64) j) (load a (add (mul k 64) j)) } } }\n", 0, false, true, devnull);
+	/* an if on the indices counts; one on a loaded value or a loaded bound does not (`run
+	 * --input` may replace the memory's INIT) */
+	bounds("buffer a i32 8\nloop i 8 { loop j 8 { if (lt (add i j) 8) { store a (add i j) 1 } } }\n", 0, true, true,
+	       devnull);
+	bounds("buffer a i32 8\nbuffer n i32 1 = [4]\nloop i 8 { loop j 8 { if (lt (add i j) (load n 0)) { store a (add i j) 1 } } }\n",
+	       0, false, true, devnull);
+	bounds("buffer a i32 8\nbuffer n i32 1 = [4]\nloop i (load n 0) { loop j 4 { store a (add i j) 1 } }\n", 0, false,
+	       true, devnull);
 	random_programs(3000, devnull);
 	fclose(devnull);
 	printf("%d passed, %d failed\n", passed, failed);
