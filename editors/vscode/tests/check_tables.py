@@ -13,7 +13,9 @@ fails when
   word the C code does not have;
 * a scope the grammar can give, or a word of those lists, has no assertion in the
   grammar tests (editors/vscode/tests/*.uir, vscode-tmgrammar-test's format);
-* package.json does not contribute the language, the grammar and the problem matcher;
+* package.json does not contribute the language, the grammar and the problem matcher, or
+  language-configuration.json lacks the comment character, the brackets or indentation
+  rules that indent after `{` and back at `}`;
 * (with UIR, the `uir` executable) the problem matcher's pattern does not read what
   `uir check` and `uir run --racecheck` print (docs/language.md 9.1), or a test file that
   says it is a valid program is not one.
@@ -264,6 +266,43 @@ def check_tests(tests, tables, names, words):
 
 # ---- package.json and the problem matcher ----
 
+# (line, whether the next line is indented more, whether this line is indented less)
+INDENT_CASES = [
+    ('loop g 256 global {', True, False),
+    ('  if (lt t s) { store p t 1 }', False, False),
+    ('    } else {', True, True),
+    ('}', False, True),
+    ('buffer x f32 4 = [1.0 2.0', True, False),
+    ('  3.0 4.0]', False, False),
+    ('let o = add (mul g 256)', False, False),
+    ('let o = add (mul g', True, False),
+    ('# a comment {', False, False),
+    ('loop i 4 {   # the rows', True, False),
+]
+
+
+def check_language_configuration(conf):
+    """The comment character, the brackets and the indentation rules (JavaScript regexes,
+    here read by Python's re, which reads these the same way)."""
+    errors = []
+    if conf.get('comments', {}).get('lineComment') != '#':
+        errors.append('language-configuration.json: the line comment is not #')
+    if sorted(map(tuple, conf.get('brackets', []))) != [('(', ')'), ('[', ']'), ('{', '}')]:
+        errors.append('language-configuration.json: the brackets are not { }, [ ], ( )')
+    rules = conf.get('indentationRules', {})
+    inc = re.compile(rules.get('increaseIndentPattern', '(?!)'))
+    dec = re.compile(rules.get('decreaseIndentPattern', '(?!)'))
+    for line, more, less in INDENT_CASES:
+        if bool(inc.search(line)) != more or bool(dec.search(line)) != less:
+            errors.append('language-configuration.json: indentation after %r: want increase %s, '
+                          'decrease %s' % (line, more, less))
+    words = re.compile(conf.get('wordPattern', '(?!)'))
+    for w in ('load.4', '-0x1F', '2.5e-3', '3:i64', '-inf', 'tile_2'):
+        if not words.fullmatch(w):
+            errors.append('language-configuration.json: %r is not one word' % w)
+    return errors
+
+
 def check_package(ext, grammar):
     errors = []
     pkg = json.loads((ext / 'package.json').read_text())
@@ -274,7 +313,7 @@ def check_package(ext, grammar):
     elif not (ext / langs[0].get('configuration', 'none')).is_file():
         errors.append('package.json: the language configuration is missing')
     else:
-        json.loads((ext / langs[0]['configuration']).read_text())
+        errors += check_language_configuration(json.loads((ext / langs[0]['configuration']).read_text()))
     gs = [g for g in c.get('grammars', []) if g.get('scopeName') == 'source.uir']
     if not gs or gs[0].get('language') != 'uir' or not (ext / gs[0]['path']).is_file():
         errors.append('package.json: no grammar source.uir for uir')
