@@ -115,7 +115,7 @@ typedef struct UirError {
 /* Frees E->text and zeroes E. */
 void uir_error_clear(UirError *e);
 
-/* Frees a text the library returned (uir_render_text). NULL is allowed. */
+/* Frees a text the library returned (uir_render_text, uir_footprint_text). NULL is allowed. */
 void uir_text_free(char *text);
 
 /* uir_load(PATH) and uir_load_text(NAME, TEXT, LEN) with the diagnostics in E (cleared
@@ -131,6 +131,18 @@ void uir_close(UirProgram *p);
 /* `uir check` (FLAGS: UIR_CHECK_STRICT, UIR_CHECK_NO_EXACT) of a copy of P. Returns 0 when
  * it is valid, else E->status (1) with the diagnostics in E. */
 int uir_verify(const UirProgram *p, unsigned flags, UirError *e);
+
+/* `uir check --footprint` (FLAGS as for uir_verify()) of a copy of P: the footprint picture
+ * (docs/footprint.md), drawn whether the program passes the race check or not. Returns 0
+ * when there is a picture: *OUT gets it as SVG text (malloc'ed, NUL-terminated; free it with
+ * uir_text_free), written also to PATH when PATH is not NULL (as uir_footprint_write()
+ * writes it: no partial file), and E holds the check's verdict: empty for a valid program,
+ * else E->status 1 with the diagnostics (a race, which the picture shows in red). Returns 1
+ * when there is none, with *OUT NULL: the program does not load or the check stops before
+ * the race rules (E: its errors, as uir_verify() gives them), or PATH cannot be written
+ * (E->message `uir check: cannot write PATH: REASON`, no code). E->text is what `uir check
+ * [--footprint PATH] FILE` prints on standard error. */
+int uir_footprint_text(const UirProgram *p, unsigned flags, const char *path, char **out, UirError *e);
 
 /* `uir render` (CUDA false) or `uir render-cuda` (CUDA true), with `--main` when MAIN, of
  * a copy of P: *OUT gets the text (malloc'ed, NUL-terminated; free it with uir_text_free)

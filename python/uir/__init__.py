@@ -5,6 +5,7 @@
     out = prog.run(inputs={"A": a}, engine="auto", threads=2)  # name -> numpy array
     c_src = prog.render(); cuda_src = prog.render_cuda()       # render_cuda: uir.NotKernelForm
     prog.check(strict=False)                    # raises uir.Error
+    svg = prog.footprint("f.svg")               # the footprint picture, also written to f.svg
 
 Everything is done by the library, as the `uir` command does it: the same checks, the same
 messages (a uir.Error's str() is the command's diagnostic, source line and caret included),
@@ -68,6 +69,8 @@ def _open_library():
         'uir_verify': (ctypes.c_int, [P, ctypes.c_uint, E]),
         'uir_render_text': (ctypes.c_int, [P, ctypes.c_bool, ctypes.c_bool,
                                            ctypes.POINTER(ctypes.c_void_p), E]),
+        'uir_footprint_text': (ctypes.c_int, [P, ctypes.c_uint, ctypes.c_char_p,
+                                              ctypes.POINTER(ctypes.c_void_p), E]),
         'uir_text_free': (None, [ctypes.c_void_p]),
         'uir_error_clear': (None, [E]),
         'uir_buffer_count': (ctypes.c_int, [P]),
@@ -223,6 +226,27 @@ class Program:
         if _lib.uir_verify(self._h(), flags, ctypes.byref(err)):
             raise _take_error(err)
         _lib.uir_error_clear(ctypes.byref(err))
+
+    def footprint(self, path=None, *, strict=False, exact=True):
+        """`uir check --footprint` (docs/footprint.md): the footprint picture of the program,
+        what each iteration of every checked code reads and writes, as SVG text (a str);
+        with PATH (str or os.PathLike) also written there, as the command writes it (no
+        partial file). STRICT and EXACT as for check(). The picture is drawn whether or not
+        the program passes the race check: a race does not raise, it is the picture's red
+        cells (the <svg> element's data-collisions attribute counts them; check() raises
+        it). Raises uir.Error when there is no picture: the check stops before the race
+        rules (its error: E03xx, E04xx), or PATH cannot be written (no code)."""
+        flags = (_CHECK_STRICT if strict else 0) | (0 if exact else _CHECK_NO_EXACT)
+        cpath = None if path is None else os.fsencode(path)
+        err = _Error()
+        out = ctypes.c_void_p()
+        if _lib.uir_footprint_text(self._h(), flags, cpath, ctypes.byref(out), ctypes.byref(err)):
+            raise _take_error(err)
+        _lib.uir_error_clear(ctypes.byref(err))  # the check's verdict: the picture shows it
+        try:
+            return ctypes.string_at(out).decode('utf-8', 'surrogateescape')
+        finally:
+            _lib.uir_text_free(out)
 
     def _render(self, cuda, main):
         err = _Error()

@@ -1,9 +1,12 @@
-/* api.c - libuir.so: loading, checking and rendering programs with the diagnostics in a
- * UirError (include/uir/uir.h); the runs are job.c. Each call loads a fresh copy of the
- * program's text and does what the `uir` command of the same name does, through the same
- * functions: uir_check(), render_program(). */
+/* api.c - libuir.so: loading, checking and rendering programs, and their footprint
+ * pictures, with the diagnostics in a UirError (include/uir/uir.h); the runs are job.c. Each
+ * call loads a fresh copy of the program's text and does what the `uir` command of the same
+ * name does, through the same functions: uir_check(), uir_check_footprint(),
+ * render_program(). */
 #include "api.h"
+#include "../check/footprint.h"
 #include "../render/render_int.h"
+#include "../util/escape.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +144,48 @@ int uir_verify(const UirProgram *p, unsigned flags, UirError *e)
 	uir_free(q);
 	api_unlock();
 	return status;
+}
+
+int uir_footprint_text(const UirProgram *p, unsigned flags, const char *path, char **out, UirError *e)
+{
+	uir_error_clear(e);
+	*out = NULL;
+	api_lock();
+	Capture c;
+	capture_open(&c);
+	UirProgram *q = api_copy(p, c.f);
+	int verdict = !q || uir_check_footprint(q, flags, c.f) ? UIR_EXIT_ERROR : UIR_EXIT_OK;
+	size_t len = 0;
+	char *svg = q ? uir_footprint_svg(q, &len) : NULL;
+	char failed[1024] = "";
+	const char *why = NULL;
+	/* the lines `uir check --footprint PATH` adds (src/cli/check.c) */
+	if (!svg && path && q)
+		uir_eprintf(c.f, "uir check: no footprint written to %s: the check stops before the race rules\n", path);
+	else if (!svg && path)
+		uir_eprintf(c.f, "uir check: no footprint written to %s: the program does not load\n", path);
+	else if (svg && path && fp_write_file(path, svg, len, &why) != 0) {
+		uir_eprintf(c.f, "uir check: cannot write %s: %s\n", path, why);
+		snprintf(failed, sizeof failed, "uir check: cannot write %s: %s", path, why);
+		free(svg);
+		svg = NULL;
+	}
+	capture_close(&c, e, verdict, q);
+	if (!svg && !failed[0] && e->status == UIR_EXIT_OK) /* not expected: the race stage ends a valid check */
+		snprintf(failed, sizeof failed, "uir check: no footprint: the race check did not run");
+	if (failed[0]) {
+		e->status = UIR_EXIT_ERROR;
+		e->code[0] = 0;
+		e->line = e->col = 0;
+		for (size_t i = 0; failed[i]; i++) /* control bytes as '?', as every message */
+			if ((unsigned char)failed[i] < 0x20 || failed[i] == 0x7f)
+				failed[i] = '?';
+		snprintf(e->message, sizeof e->message, "%s", failed);
+	}
+	uir_free(q);
+	api_unlock();
+	*out = svg;
+	return svg ? UIR_EXIT_OK : UIR_EXIT_ERROR;
 }
 
 int uir_render_text(const UirProgram *p, bool cuda, bool main, char **out, UirError *e)
