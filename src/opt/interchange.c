@@ -43,6 +43,8 @@ typedef struct Ix {
 	bool *ask;        /* by mem_slot: legality left to the exact analysis */
 	bool ok;
 	bool unit_write;  /* some written memory has j with coefficient 1 */
+	bool red_write;   /* some written memory's offset is invariant in k (a reduction) */
+	bool legal_only;  /* read-only memory's strides do not matter */
 	bool in_lets;     /* walking LETS: they run once per j, before the k loop */
 	NormCtx nc;
 } Ix;
@@ -173,12 +175,13 @@ static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_boun
 			x->has_form[ms] = true;
 			x->form[ms] = n;
 		}
+		x->red_write = true; /* a != 0, no term of k: every k updates one element per j */
 		if (a == 1)
 			x->unit_write = true;
 		return;
 	}
 	/* read-only memory: any offset is legal; stride 1 or invariant in j to be worth it */
-	if (u.other_j || (a != 0 && a != 1) || (a != 0 && width != 1))
+	if (!x->legal_only && (u.other_j || (a != 0 && a != 1) || (a != 0 && width != 1)))
 		x->ok = false;
 }
 
@@ -262,10 +265,11 @@ static const Stmt *inner_loop(const Stmt *j)
 /* Sets up X for loops J and K (inside J's body, after LETS) and walks LETS and K's body:
  * X->ok says whether every access is in bounds, stride 1 or invariant in j where it is
  * only read, and no LETS read what K writes. Returns whether K writes anything. */
-static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k)
+static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool legal_only)
 {
 	int nm = p->nbufs + p->nallocs;
 	memset(x, 0, sizeof *x);
+	x->legal_only = legal_only;
 	x->p = p;
 	x->jl = j;
 	x->kl = k;
@@ -303,12 +307,16 @@ static void ix_free(Ix *x)
 bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k)
 {
 	Ix x;
-	bool ok = ix_walk(&x, p, j, k) && x.ok;
+	bool ok = ix_walk(&x, p, j, k, false) && x.ok;
 	ix_free(&x);
 	return ok;
 }
 
-const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
+/* The k loop of J when `loop j { LETS loop k { S } }` may run as `loop k { loop j { LETS S
+ * } }` with every bit kept; with PAYS, only when that also makes the inner loop stride 1
+ * (interchange_inner()); else *RED says whether S reduces into memory at an offset that is
+ * invariant in k (what unroll-and-jam wants). */
+static const Stmt *interchange_of(UirProgram *p, const Stmt *j, bool pays, bool *red)
 {
 	if (j->axis != AX_NONE || !invariant_bound(j->value, j) || !j->value->rng.known || j->value->rng.hi < 2)
 		return NULL;
@@ -317,12 +325,24 @@ const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
 		return NULL;
 	int nm = p->nbufs + p->nallocs;
 	Ix x;
-	bool ok = ix_walk(&x, p, j, k) && x.ok && x.unit_write;
+	bool ok = ix_walk(&x, p, j, k, !pays) && x.ok && (!pays || x.unit_write);
 	for (int i = 0; i < nm && ok; i++) {
 		const char *why;
 		if (x.ask[i])
 			ok = loop_conflict(p, j, i < p->nbufs ? p->bufs[i] : p->allocs[i - p->nbufs], &why) == LC_NONE;
 	}
+	if (red)
+		*red = x.red_write;
 	ix_free(&x);
 	return ok ? k : NULL;
+}
+
+const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
+{
+	return interchange_of(p, j, true, NULL);
+}
+
+const Stmt *interchange_legal(UirProgram *p, const Stmt *j, bool *reduction)
+{
+	return interchange_of(p, j, false, reduction);
 }

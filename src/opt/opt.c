@@ -15,6 +15,8 @@
  *                      loops it makes are decided on the rewritten program.
  *   Stmt.opt_inner     `loop j { LETS loop k { S } }` runs as `loop k { loop j { LETS S } }`
  *                      (interchange.c).
+ *   Stmt.opt_jam_mem   the same nest, a reduction into memory per j, run U iterations of j
+ *                      side by side inside k (jam.c), carried out by rewriting.
  */
 #include "opt.h"
 #include <stdlib.h>
@@ -111,6 +113,10 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		}
 		if (s->axis == AX_NONE)
 			s->opt_inner = interchange_inner(p, s);
+		if (s->axis == AX_NONE && !s->opt_inner && (s->opt_jam_mem = jam_candidate(p, s)) != 0) {
+			p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
+			continue;
+		}
 		double work = loop_work(s);
 		/* an interchange, which vectorises the nest, is preferred to running it on the pool */
 		if (!par && !s->opt_inner && s->axis == AX_NONE && work > 0 &&

@@ -89,6 +89,14 @@ Mem *expand_candidate(OptCtx *o, Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept and it pays, else NULL. */
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
+/* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
+ * `loop k { loop j { LETS S } }` with every result bit kept, paying or not, else NULL;
+ * *REDUCTION: some memory S writes is at an offset invariant in k and distinct for each j
+ * (an in-order reduction per j, which unroll-and-jam runs side by side). */
+const Stmt *interchange_legal(UirProgram *p, const Stmt *j, bool *reduction);
+/* The unroll-and-jam of plain loop J over the loop its body holds (opt/jam.c, Stmt.opt_jam_mem):
+ * the number of iterations run side by side, or 0 when it is not done. */
+int jam_candidate(UirProgram *p, const Stmt *j);
 /* Whether running plain loop K (in J's body, after lets) outside J would pay: every access
  * in K that only reads is stride 1 or invariant in j, and every access is proven in bounds
  * (legality aside: expand.c asks it of the loops it is about to make). */

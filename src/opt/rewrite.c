@@ -385,6 +385,41 @@ static void jammed_loop(Out *o, const Stmt *j, const char *name, const char *jo,
 	free(x.v);
 }
 
+/* Writes loop J, `loop j N { LETS loop k K { S } }`, by unroll-and-jam of U = opt_jam_mem
+ * iterations (jam.c): JO over the blocks, JU within one inside k, J a let; JR over the N % U
+ * iterations left, as written. */
+static void jam_mem_loop(Out *o, const Stmt *j, const char *jo, const char *ju, const char *jr)
+{
+	UirProgram *p = o->p;
+	int u = j->opt_jam_mem;
+	int64_t n = j->bound_lit, full = n / u * u;
+	const Stmt *k = j->body;
+	while (k->kind == ST_LET)
+		k = k->next;
+	size_t j0 = pos(p, j->loc), ls = line_start(p, j0);
+	size_t ob = brace_after(p, j0), hdr_end = next_line(p, ob), cb = matching(p, ob), cb_ls = line_start(p, cb);
+	size_t k0 = pos(p, k->loc), k_ls = line_start(p, k0);
+	size_t k_ob = brace_after(p, k0), k_hdr_end = next_line(p, k_ob);
+	size_t k_cb = matching(p, k_ob), k_cb_ls = line_start(p, k_cb), k_end = next_line(p, k_cb);
+	const char *ind = arena_strndup(&p->arena, p->src + ls, j0 - ls);
+	const char *jn = j->sym->name;
+	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", jo, (long long)(n / u)), j0);
+	copy(o, k_ls, k_hdr_end); /* loop k K { */
+	gen(o, fmt_str(&p->arena, "%s    loop %s %d unroll {\n%s      let %s = add (mul %s %d) %s\n", ind, ju, u, ind, jn,
+		       jo, u, ju), k0);
+	copy(o, hdr_end, k_ls);        /* LETS */
+	copy(o, k_hdr_end, k_cb_ls);   /* S */
+	gen(o, fmt_str(&p->arena, "%s    }\n", ind), k_cb);
+	copy(o, k_cb_ls, k_end);       /* } of loop k */
+	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
+	if (full == n)
+		return;
+	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n", ind, jr, (long long)(n - full), ind, jn,
+		       jr, (long long)full), j0);
+	copy(o, hdr_end, cb_ls);       /* LETS loop k K { S } */
+	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
+}
+
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
  * for the first store with the statements up to the next loop, one for each loop, one for
  * each run of statements between loops (expand.c). */
@@ -429,7 +464,7 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 
 /* ---- the whole text ---- */
 
-typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL } EditKind;
+typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL, ED_JAM } EditKind;
 
 typedef struct Edit {
 	size_t at;
@@ -547,6 +582,11 @@ static void find_edits(Edits *e, const Stmt *s)
 		if (s->kind != ST_LOOP)
 			continue;
 		size_t at = pos(p, s->loc);
+		if (s->opt_jam_mem) {
+			add(e, (Edit){ .at = at, .kind = ED_JAM, .s = s, .jo = take_name(e, s->sym->name, "o"),
+				       .ju = take_name(e, s->sym->name, "u"), .name = take_name(e, s->sym->name, "r") });
+			continue; /* its loops are decided on the rewritten program */
+		}
 		if ((s->opt_parallel && s->opt_thread_ok) || s->opt_private)
 			add(e, (Edit){ .at = brace_after(p, at), .kind = ED_THREAD, .s = s });
 		else if ((s->opt_inner || s->opt_parallel) && e->comments)
@@ -655,6 +695,10 @@ static void build(Out *o, bool comments)
 			gen(o, "}", cb);
 			break;
 		}
+		case ED_JAM:
+			jam_mem_loop(o, d->s, d->jo, d->ju, d->name);
+			from = matching(p, brace_after(p, d->at)) + 1;
+			break;
 		case ED_EXPAND: {
 			if (d->s->opt_jam)
 				jammed_loop(o, d->s, d->name, d->jo, d->ju);
@@ -747,6 +791,7 @@ static void no_rewrites(Stmt *s)
 		s->opt_jam_thread = false;
 		s->nopt_rename = 0;
 		s->opt_peel = false;
+		s->opt_jam_mem = 0;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);
 		no_rewrites(s->else_);

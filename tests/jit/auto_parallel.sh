@@ -89,6 +89,13 @@ want_opt0 peel_alloc_read.uir 'loop i 127 thread {'
 want_opt0 peel_alloc_read.uir '  let i = add i_l 127'
 want_opt0 peel_partial.uir 'loop i 64 {'
 want_opt acc_after.uir 'loop i 127 thread {'
+# unroll-and-jam of a reduction into memory (docs/llvm.md, "Unroll-and-jam")
+want_opt jam_mem.uir '  loop s_o 9 {'
+want_opt jam_mem.uir '      loop s_u 8 unroll {'
+want_opt jam_mem.uir '        let s = add (mul s_o 8) s_u'
+want_opt jam_mem.uir '  loop s_r 4 {'
+want_opt jam_mem.uir '    let s = add s_r 72'
+if "$uir" opt "$dir/jam_mem_carried.uir" | grep -q '_o\|_u'; then bad "uir opt jam_mem_carried.uir: an unroll-and-jam"; else ok; fi
 want_opt matmul_acc.uir 'alloc acc_x f32 72'
 want_opt matmul_acc.uir 'loop i 72 thread {'
 want_opt matmul_acc.uir '    store acc_x j 0.0'
