@@ -35,7 +35,7 @@ opt` adds `thread` to a loop whose body uses an alloc, parallel when it adds `th
 another loop, expanded when it adds an `_x` alloc, interchanged when it carries the
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
 rewritten (privatised or expanded, R%), T parallel, C interchanged, L peeled (a loop's last
-iteration run apart), F faulting, I with
+iteration run apart), J jammed (unroll-and-jam), F faulting, I with
 --input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
@@ -431,14 +431,25 @@ class Gen:
         self.thread = False
 
     def direct_nest(self, ind):
-        """A reduction straight into a buffer element (the interchange's shape)."""
+        """A reduction straight into a buffer element (the interchange's shape, or the
+        unroll-and-jam's)."""
         i, j, k = [('i', self.bound(0)), ('j', self.bound(1)), ('k', self.bound(2))]
+        row = self.r.random() < 0.35
+        if row and self.r.random() < 0.6:
+            j, k = ('j', 8 * self.r.randint(2, 5) + self.r.choice([0, 0, 3])), ('k', self.r.randint(65, 90))
         self.emit(ind, 'loop i %d {' % i[1])
         self.emit(ind + 1, 'loop j %d {' % j[1])
         o = self.out_off([i, j], {})
         ctx = {'j': 'j', 'red': True}
         self.emit(ind + 2, 'loop k %d {' % k[1])
-        self.emit(ind + 3, 'store O %s %s' % (par(o), self.red(self.fop(), '(load O %s)' % par(o), self.fval([i, j, k], ctx))))
+        val = self.fval([i, j, k], ctx)
+        if row:
+            # a row of A that j walks down (a matrix-vector product): no interchange pays,
+            # an unroll-and-jam does (src/opt/jam.c)
+            a = lin([j, k])
+            self.use('A', a[1])
+            val = '(mul (load A %s) %s)' % (par(a[0]), val)
+        self.emit(ind + 3, 'store O %s %s' % (par(o), self.red(self.fop(), '(load O %s)' % par(o), val)))
         self.emit(ind + 2, '}')
         self.emit(ind + 1, '}')
         self.emit(ind, '}')
@@ -687,6 +698,7 @@ def check_one(a, seed, tmp):
         info['parallel'] = t1 > t0
         info['interchanged'] = '# uir opt: run as loop' in o_s
         info['peeled'] = bool(re.search(r'^\s*loop \w+_l\d* 1 \{', o_s, re.M))
+        info['jammed'] = bool(re.search(r'^\s*loop \w+_u\d* \d+ unroll \{', o_s, re.M))
         qrc, _, qerr = run([a.uir, 'check', of], env)
         if qrc != 0:
             fails.append('opt text does not check: ' + qerr.decode(errors='replace').split('\n')[0][:200])
@@ -726,12 +738,12 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='optdiff.')
-    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, fault=0, input=0, bad=0)
+    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, fault=0, input=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, extra = check_one(a, seed, tmp)
             cnt['n'] += 1
-            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'fault', 'input'):
+            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'fault', 'input'):
                 cnt[k] += bool(info.get(k))
             cnt['rewritten'] += bool(info.get('private') or info.get('expanded'))
             if a.verbose:
@@ -754,9 +766,9 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     n = max(cnt['n'], 1)
     print('optdiff: %d programs, %d privatised, %d expanded, %d of them rewritten (privatised or expanded, %.0f%%), '
-          '%d parallel, %d interchanged, %d peeled, %d faulting, %d with --input, %d failed' % (
+          '%d parallel, %d interchanged, %d peeled, %d jammed, %d faulting, %d with --input, %d failed' % (
               cnt['n'], cnt['private'], cnt['expanded'], cnt['rewritten'], 100.0 * cnt['rewritten'] / n,
-              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['fault'], cnt['input'], cnt['bad']))
+              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['fault'], cnt['input'], cnt['bad']))
     return 1 if cnt['bad'] else 0
 
 
