@@ -18,8 +18,9 @@
  *
  * Legality (sufficient, checked conservatively):
  *   - j is plain with an integer-literal bound, holds no loop with an axis but `unroll`, and
- *     every loop in it has a literal bound (no overflow check on entry, docs/language.md
- *     4.8.3); every access in its body is proven in bounds (no fault can move);
+ *     every loop in it has a bound invariant in j (a literal, or an expression of names
+ *     outside j that loads nothing: the same value in every distributed loop); every access
+ *     in its body is proven in bounds (no fault can move);
  *   - m is an alloc private to j (private.c): every iteration writes it before reading it,
  *     and no value j leaves in it is read; it is scalar (every access one element at a constant
  *     offset), so m_x[j * size + c] is iteration j's element c;
@@ -27,8 +28,10 @@
  *     checker's exact analysis): statement instances of different iterations then touch
  *     different data once m is expanded, and any order that keeps each iteration's own
  *     order -- the distributed loops keep it -- gives the same bits;
- *   - LETS stand before the first store and read no memory the body writes: recomputed in
- *     each distributed loop, they take the same values.
+ *   - no let in the body reads memory the body writes; LETS, before the first store, are
+ *     recomputed in each distributed loop and take the same values; a let after it stands
+ *     between loops and is used only up to the next one (it stays in one distributed loop
+ *     with its uses).
  * Unroll-and-jam: when the reduction would not vectorise over j (it reads a row of a matrix
  * that j walks down: a matrix-vector product), and it is the body's one loop, j is cut into
  * blocks of OPT_JAM iterations instead, `loop j_o N/U { ... loop k K { loop j_u U unroll {
@@ -49,6 +52,7 @@
 
 typedef struct Ex {
 	const Mem *m;
+	const Stmt *j;   /* the loop expanded over */
 	bool ok;
 	bool *written; /* by mem key: stored or updated in the body */
 	const UirProgram *p;
@@ -89,7 +93,7 @@ static void body_ok(Ex *x, const Stmt *s)
 				x->ok = false;
 			break;
 		case ST_LOOP:
-			if ((s->axis != AX_NONE && s->axis != AX_UNROLL) || s->bound_lit < 0)
+			if ((s->axis != AX_NONE && s->axis != AX_UNROLL) || !invariant_bound(s->value, x->j))
 				x->ok = false;
 			else
 				body_ok(x, s->body);
@@ -117,12 +121,46 @@ static bool loads_written(const Ex *x, const Expr *e)
 	return false;
 }
 
+/* Whether E (lets not inlined) names Y. */
+static bool names(const Expr *e, const Sym *y)
+{
+	if (e->kind == EX_NAME)
+		return e->sym == y;
+	if (e->kind != EX_OP)
+		return false;
+	for (int i = 0; i < e->nargs; i++)
+		if (names(e->args[i], y))
+			return true;
+	return false;
+}
+
+static bool stmts_name(const Stmt *s, const Sym *y)
+{
+	for (; s; s = s->next) {
+		if ((s->value && names(s->value, y)) || (s->off && names(s->off, y)) || (s->val && names(s->val, y)) ||
+		    (s->cond && names(s->cond, y)) || stmts_name(s->body, y) || stmts_name(s->then_, y) ||
+		    stmts_name(s->else_, y))
+			return true;
+	}
+	return false;
+}
+
+/* Whether let L, after the first store in the loop's body, is used only up to the next
+ * loop (or the body's end): the distribution keeps it in one loop with its uses. */
+static bool let_stays(const Stmt *l)
+{
+	const Stmt *t = l->next;
+	while (t && t->kind != ST_LOOP)
+		t = t->next;
+	return !t || !stmts_name(t, l->sym);
+}
+
 typedef struct Only {
 	const Mem *m;
 } Only;
 
-/* The iterations of the innermost bodies of loop nest S (literal bounds): a nest of 3 x 3
- * counts 9. */
+/* The iterations of the innermost bodies of loop nest S (a bound that is not a literal at
+ * its largest): a nest of 3 x 3 counts 9. */
 static int64_t nest_trips(const Stmt *s)
 {
 	int64_t inner = 0;
@@ -132,7 +170,7 @@ static int64_t nest_trips(const Stmt *s)
 			inner += nest_trips(t);
 			any = true;
 		}
-	int64_t n = s->bound_lit > 0 ? s->bound_lit : 1;
+	int64_t n = s->bound_lit > 0 ? s->bound_lit : s->value->rng.known && s->value->rng.hi > 0 ? s->value->rng.hi : 1;
 	return n * (any ? (inner > 0 ? inner : 1) : 1);
 }
 
@@ -157,10 +195,11 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	const Stmt *only_loop = NULL; /* the one loop after the first store, if one */
 	int nloops = 0;
 	for (const Stmt *t = s1->next; t; t = t->next) {
-		if (t->kind == ST_LET)
-			return NULL; /* lets after the first store: not distributed */
-		bool big = t->kind == ST_LOOP && t->axis == AX_NONE && t->bound_lit >= 1 &&
-			   nest_trips(t) > OPT_EXPAND_MIN_TRIPS && mem_accesses(t->body, m) > 0;
+		if (t->kind == ST_LET && !let_stays(t))
+			return NULL; /* used past the next loop: it would leave its distributed loop */
+		bool big = t->kind == ST_LOOP && t->axis == AX_NONE && invariant_bound(t->value, j) &&
+			   t->value->rng.known && t->value->rng.hi >= 1 && nest_trips(t) > OPT_EXPAND_MIN_TRIPS &&
+			   mem_accesses(t->body, m) > 0;
 		if (big && interchange_pays(p, j, t))
 			reduction = true;
 		if (t->kind == ST_LOOP) {
@@ -182,11 +221,11 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	if (!reduction)
 		return NULL;
 	bool outside, peel; /* other uses of m keep it: the expansion replaces j's alone */
-	Ex x = { .m = m, .ok = true, .p = p };
+	Ex x = { .m = m, .j = j, .ok = true, .p = p };
 	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
 	body_ok(&x, j->body);
-	for (const Stmt *t = j->body; x.ok && t != s1; t = t->next)
-		if (loads_written(&x, t->value))
+	for (const Stmt *t = j->body; x.ok && t; t = t->next)
+		if (t->kind == ST_LET && loads_written(&x, t->value))
 			x.ok = false;
 	free(x.written);
 	if (!x.ok || !rewrite_layout_ok(p, j, m) || !mem_private(o, j, m, &outside, &peel) || peel)

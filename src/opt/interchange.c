@@ -227,10 +227,7 @@ static void walk(Ix *x, const Stmt *s)
 	}
 }
 
-/* Whether E, a loop bound, is an integer literal or loads nothing and names only what is
- * defined outside loop J (not J's index, not its lets): the same value wherever in J's
- * nest it is evaluated. */
-static bool invariant_bound(const Expr *e, const Stmt *j)
+bool invariant_bound(const Expr *e, const Stmt *j)
 {
 	switch (e->kind) {
 	case EX_LIT:

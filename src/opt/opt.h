@@ -86,9 +86,17 @@ int64_t mem_accesses(const Stmt *s, const Mem *m);
  * distributed (docs/llvm.md, "Scalar expansion"), else NULL. */
 Mem *expand_candidate(OptCtx *o, Stmt *j);
 
+/* interchange.c: whether E, a loop bound, is an integer literal or loads nothing and names
+ * only what is defined outside loop J (not J's index, not its lets): the same value
+ * wherever in J's nest it is evaluated. */
+bool invariant_bound(const Expr *e, const Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept and it pays, else NULL. */
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
+/* interchange.c: whether E, a loop bound, is an integer literal or loads nothing and names
+ * only what is defined outside loop J (not J's index, not its lets): the same value
+ * wherever in J's nest it is evaluated. */
+bool invariant_bound(const Expr *e, const Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept, paying or not, else NULL;
  * *REDUCTION: some memory S writes is at an offset invariant in k and distinct for each j
