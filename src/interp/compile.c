@@ -98,13 +98,15 @@ static void race_hook(Comp *c, const void *site, int32_t off, int n, int kind)
 }
 
 /* run --traffic: the hook after an access of N elements to memory M at offset register OFF
- * (buffers only: allocs are the kernel's own memory). */
-static void traffic_hook(Comp *c, const Mem *m, int32_t off, int n, int kind)
+ * (buffers only: allocs are the kernel's own memory), LOAD the expression of a load. */
+static void traffic_hook(Comp *c, const Mem *m, const Expr *load, int32_t off, int n, int kind)
 {
 	if (!c->traffic || m->is_alloc)
 		return;
 	InsnFn fn;
-	const void *aux = traffic_site(c->traffic, m, kind, &fn);
+	const void *aux = traffic_site(c->traffic, m, load, kind, &fn);
+	if (!fn)
+		return;
 	Insn *h = emit(c, fn);
 	h->a = off;
 	h->n = n;
@@ -124,7 +126,7 @@ static int32_t load(Comp *c, const Expr *e)
 	set_access(c, in, e->mem, e->loc, msg_load_what(&c->p->arena, e));
 	if (c->race)
 		race_hook(c, in->aux, off, e->width < 1 ? 1 : e->width, RACE_READ);
-	traffic_hook(c, e->mem, off, e->width < 1 ? 1 : e->width, TRAFFIC_READ);
+	traffic_hook(c, e->mem, e, off, e->width < 1 ? 1 : e->width, TRAFFIC_READ);
 	return d;
 }
 
@@ -274,7 +276,7 @@ static void store(Comp *c, const Stmt *s)
 	if (c->race)
 		race_hook(c, in->aux, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
 			  s->kind != ST_ATOMIC ? RACE_WRITE : s->aop == AT_ADD ? RACE_ADD : s->aop == AT_MIN ? RACE_MIN : RACE_MAX);
-	traffic_hook(c, s->mem, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
+	traffic_hook(c, s->mem, NULL, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
 		     s->kind == ST_ATOMIC ? TRAFFIC_UPDATE : TRAFFIC_WRITE);
 }
 

@@ -115,8 +115,9 @@ static void usage(FILE *f)
 	fputs("usage: uir test [OPTIONS] PATH...\n"
 	      "Runs the .uir tests in the given files and folders (docs/testing.md).\n"
 	      "\n"
-	      "  -j, --jobs N        run N commands at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
-	      "                      number of cores); a test runs one at a time\n"
+	      "  -j, --jobs N        run at most N commands at once, 1 to " UT_MAX_JOBS_TEXT " (default:\n"
+	      "                      the number of cores); a command is a step of a test or\n"
+	      "                      a batch's compile, and each test runs its steps in order\n"
 	      "      --timeout S     fail a test that runs longer than S seconds\n"
 	      "                      (default 60; 0: no limit)\n"
 	      "      --junit FILE    write a JUnit XML report to FILE\n"
@@ -207,7 +208,7 @@ static int parse_options(Runner *r, Options *o, int argc, char **argv)
 		switch (c) {
 		case 'j':
 			if ((n = parse_count(optarg, 1, UT_MAX_JOBS)) < 0)
-				return bad_usage("bad -j value '%s': a whole number of tests from 1 to "
+				return bad_usage("bad -j value '%s': a whole number of commands from 1 to "
 				                 UT_MAX_JOBS_TEXT, optarg);
 			r->cfg.jobs = (int)n;
 			break;

@@ -74,6 +74,11 @@ for line in 'traffic: x: read 6 of 8 elements (24 bytes), wrote 0 (0 bytes)' \
 	if grep -qxF "$line" "$tmp/err"; then ok; else bad "--traffic: no line '$line' in: $(cat "$tmp/err")"; fi
 done
 if [ "$(head -1 "$tmp/out")" = "x: 0 1 2 3 4 5 6 7" ]; then ok; else bad "--traffic printed '$(cat "$tmp/out")'"; fi
+# only the loads whose value the program necessarily uses count: not an unused let, not the
+# value operands of select (rendered `c ? a : b`), not a bool and/or, not a let of the block
+# around an if that uses it
+printf 'buffer x f32 4 = iota\nbuffer c bool 4 = fill true\nbuffer d bool 4\nbuffer e f32 4 = iota\nbuffer y f32 4\nbuffer z bool 4\nloop i 4 {\n  let v = load x i\n  let w = load e i\n  store y i (select (load c i) (load x i) 2.0)\n  store z i (and (load c i) (load d i))\n  if (lt i 2) {\n    store y i w\n  }\n}\n' > "$tmp/used.uir"
+expect 0 'traffic: all buffers: read 4 bytes, wrote 20 bytes' "$uir" run --traffic "$tmp/used.uir"
 expect 64 'traffic runs in the interpreter' "$uir" run --traffic --engine jit "$tmp/traffic.uir"
 expect 64 'traffic counts one plain run' "$uir" run --traffic --racecheck "$tmp/traffic.uir"
 expect 64 'traffic counts one plain run' "$uir" run --traffic --repeat 2 "$tmp/traffic.uir"
@@ -134,7 +139,7 @@ done
 expect 0 '' "$uir" check "$tmp/chain2000.uir"
 expect 1 'error\[E0501\]: the offset of out is too large to check: with its lets inlined it nests more than 4000 operations and names deep (a chain of 2000 lets of one op each)' "$uir" check "$tmp/chain2001.uir"
 # -j says its limit
-expect 64 "bad -j value '5000': a whole number of tests from 1 to 4096" "$uir" test -j 5000 "$tmp/ok.uir"
+expect 64 "bad -j value '5000': a whole number of commands from 1 to 4096" "$uir" test -j 5000 "$tmp/ok.uir"
 expect 0 '' "$uir" test -j 4096 "$tmp/ok.uir"
 # a FIFO is not read (opening it would wait for a writer): E0001 for a program, E0203 for
 # a file INIT, and the runner ignores it, each saying so
