@@ -285,7 +285,8 @@ static void write_timing_main(Emitter *E, Str *o)
 	E->host_helpers = E->time_helpers;
 	bool host = E->host;
 	E->host = true;
-	use_helper(E, "uir_npy_read");
+	if (p->nbufs)
+		use_helper(E, "uir_npy_read");
 	E->host = host;
 	str_put(o, "\n/* The reference kernel (NAME.ref.cu, its kernel() renamed by `uir test`). */\n");
 	str_put(o, "void uir_ref_kernel(");
@@ -299,7 +300,8 @@ static void write_timing_main(Emitter *E, Str *o)
 		   "__global__ void uir_flush_l2(unsigned int *p, size_t n, unsigned int v)\n{\n"
 		   "\tfor (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)\n"
 		   "\t\tp[i] = v;\n}\n");
-	str_put(o, "\n/* A launch (ROUND 0: the warm-up) of the kernel or of the reference (REF) left buffer\n"
+	if (p->nbufs) /* nothing to compare in a program without buffers */
+		str_put(o, "\n/* A launch (ROUND 0: the warm-up) of the kernel or of the reference (REF) left buffer\n"
 		   " * NAME other than `uir run --seed` does: the line `uir test` reads, then exit 1. */\n"
 		   "static inline void uir_time_differs(int ref, int round, const char *name, int64_t e, const char *want,\n"
 		   "\t\t\t\t    const char *got, int64_t n)\n{\n"
@@ -320,7 +322,8 @@ static void write_timing_main(Emitter *E, Str *o)
 		   "\t\tif (k < 0 || (!hex && x > (UINT64_MAX - (uint64_t)k) / 10))\n\t\t\treturn -1;\n"
 		   "\t\tx = hex ? x << 4 | (uint64_t)k : x * 10 + (uint64_t)k;\n\t}\n"
 		   "\t*v = x;\n\treturn 0;\n}\n");
-	str_put(o, "\n/* Reads the expected contents of buffer NAME, DIR/NAME.npy, into DST; exit 1 when it\n"
+	if (p->nbufs)
+		str_put(o, "\n/* Reads the expected contents of buffer NAME, DIR/NAME.npy, into DST; exit 1 when it\n"
 		   " * does not read. */\n"
 		   "static inline void uir_time_expected(const char *dir, const char *name, const char *descr, int64_t n, void *dst)\n{\n"
 		   "\tchar path[4096], why[256];\n"
@@ -352,7 +355,7 @@ static void write_timing_main(Emitter *E, Str *o)
 	str_put(o, "\tif (argc != 3 || uir_time_seed(argv[1], &uir_seed) != 0) {\n"
 		   "\t\tfprintf(stderr, \"usage: %s SEED DIR (the buffers of uir run --seed SEED, compared with its --dump DIR)\\n\",\n"
 		   "\t\t\targv[0]);\n\t\treturn 64;\n\t}\n");
-	str_put(o, "\tconst char *uir_dir = argv[2];\n");
+	str_put(o, p->nbufs ? "\tconst char *uir_dir = argv[2];\n" : "\t(void)argv[2]; /* no buffers to compare */\n");
 	if (file)
 		str_put(o, "\tchar uir_why[256];\n");
 	for (int i = 0; i < p->nbufs; i++) {
