@@ -68,8 +68,12 @@ case "$1:${file##*/}" in
 render-cuda:first_only.uir | render-cuda:hardcode.uir) ;;
 *) exec "$REAL_UIR" "$@" ;;
 esac
-"$REAL_UIR" "$@" >"$FAKE_WORK/render.cu" || exit
-exec "$PY" "$FAKE_WORK/cheat.py" "${file##*/}" "$FAKE_WORK/render.cu"
+r=$(mktemp "$FAKE_WORK/render.XXXXXX") || exit
+"$REAL_UIR" "$@" >"$r" || exit
+"$PY" "$FAKE_WORK/cheat.py" "${file##*/}" "$r"
+rc=$?
+rm -f "$r"
+exit $rc
 UIR
 cat >"$WORK/cheat.py" <<'PY'
 import os, struct, sys
