@@ -17,7 +17,9 @@
 #      rendering built with nvcc -arch=native -fmad=false -prec-div=true -prec-sqrt=true,
 #      run on the GPU, every buffer compared bit for bit with `uir run`;
 #   4. the `# cuda speed` tests (tests/programs/cuda/speed): the timing main of
-#      render-cuda --main -DUIR_TIME against NAME.ref.cu (warm-up, best of 3, interleaved);
+#      render-cuda --main -DUIR_TIME against NAME.ref.cu on inputs drawn from a new seed
+#      (warm-up, best of 3, interleaved, the L2 flushed before each launch, every launch of
+#      both compared with run --seed, the bandwidth bound; docs/testing.md);
 #   5. the nvcc suite for sm_90 (tests/cuda/nvcc_all.sh), and the barrier-race test.
 # Writes OUT: the GPU, then per speed test the kernel and reference times and the ratio,
 # then the pass/fail counts of every step. Exits 1 when any step failed.

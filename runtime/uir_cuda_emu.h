@@ -15,7 +15,8 @@
  *   - threadIdx, blockIdx, blockDim and gridDim are per thread (thread_local);
  *   - atomicAdd/Min/Max/CAS are real atomic operations;
  *   - cudaMalloc, cudaMemcpy, cudaMemset, cudaFree, cudaMemcpyFromSymbol work on host
- *     memory; launches are synchronous; events read the host's clock.
+ *     memory; launches are synchronous; events read the host's clock; cudaGetDevice and
+ *     cudaDeviceGetAttribute describe one small fixed device (below).
  * A missing barrier is therefore a real race. UIR_EMU_ORDER=forward|reverse|random:SEED
  * changes the order in which a block's threads are started (forward by default), to make
  * races show. The pool runs on the CPU the launch started on (Linux), which halves the
@@ -498,7 +499,38 @@ static inline cudaError_t cudaEventDestroy(cudaEvent_t e)
 	free(e);
 	return cudaSuccess;
 }
+/* The device (the timing main's bandwidth bound and L2 flush, docs/testing.md): one device,
+ * number 0, with fixed, small numbers: 1 multiprocessor, a 1 MiB L2 cache, a 1 GHz memory
+ * clock (1000000 kHz) on a 64-bit bus, so a peak of 2 x 10^9 x 64 / 8 = 16 GB/s. */
+enum cudaDeviceAttr {
+	cudaDevAttrMultiProcessorCount = 16,
+	cudaDevAttrMemoryClockRate = 36,
+	cudaDevAttrGlobalMemoryBusWidth = 37,
+	cudaDevAttrL2CacheSize = 38
+};
+enum { cudaErrorInvalidValue = 1 };
+static inline cudaError_t cudaGetDevice(int *dev)
+{
+	*dev = 0;
+	return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int dev)
+{
+	if (dev != 0)
+		return cudaErrorInvalidValue;
+	switch (attr) {
+	case cudaDevAttrMultiProcessorCount: *v = 1; return cudaSuccess;
+	case cudaDevAttrMemoryClockRate: *v = 1000000; return cudaSuccess;
+	case cudaDevAttrGlobalMemoryBusWidth: *v = 64; return cudaSuccess;
+	case cudaDevAttrL2CacheSize: *v = 1 << 20; return cudaSuccess;
+	}
+	return cudaErrorInvalidValue;
+}
+
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
-static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "out of memory" : "no error"; }
+static inline const char *cudaGetErrorString(cudaError_t e)
+{
+	return e == cudaErrorMemoryAllocation ? "out of memory" : e ? "invalid argument" : "no error";
+}
 
 #endif /* UIR_CUDA_EMU_H */

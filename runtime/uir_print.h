@@ -427,6 +427,39 @@ UIR_FN uint64_t uir_hash_f64(const double *data, int64_t count)
 	return h;
 }
 
+/* uir-helper: uir_count_differences */
+/* The number of the count elements of size bytes (1, 4 or 8) at a and b that differ bit for
+ * bit, any NaN matching any NaN when is_float; the first of them in *first (left alone when
+ * there is none). The timing main of `# cuda speed` compares each launch's buffers with
+ * `uir run`'s so. */
+UIR_FN int64_t uir_count_differences(const void *a, const void *b, int64_t count, int size, int is_float,
+				     int64_t *first)
+{
+	const unsigned char *pa = (const unsigned char *)a, *pb = (const unsigned char *)b;
+	int64_t i, n = 0;
+	for (i = 0; i < count; i++) {
+		const unsigned char *x = pa + i * size, *y = pb + i * size;
+		if (memcmp(x, y, (size_t)size) == 0)
+			continue;
+		if (is_float && size == 4) {
+			float fx, fy;
+			memcpy(&fx, x, 4);
+			memcpy(&fy, y, 4);
+			if (fx != fx && fy != fy)
+				continue;
+		} else if (is_float && size == 8) {
+			double dx, dy;
+			memcpy(&dx, x, 8);
+			memcpy(&dy, y, 8);
+			if (dx != dx && dy != dy)
+				continue;
+		}
+		if (n++ == 0)
+			*first = i;
+	}
+	return n;
+}
+
 /* uir-helper-end */
 
 #endif /* UIR_PRINT_H */

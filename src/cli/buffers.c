@@ -72,6 +72,27 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 	return 0;
 }
 
+void buffers_seed(const Mem *m, void *dst, uint64_t seed)
+{
+	if (m->init != INIT_RANDOM)
+		return;
+	uint64_t k0 = uir_seeded_key(seed, (uint64_t)m->index, 0), k1 = uir_seeded_key(seed, (uint64_t)m->index, 1);
+	double lo = m->has_range ? m->flo : -1.0, hi = m->has_range ? m->fhi : 1.0;
+	for (int64_t i = 0; i < m->size; i++) {
+		uint64_t z = uir_seeded_bits(k0, k1, (uint64_t)i);
+		Scalar v;
+		if (m->ty == UIR_F32)
+			v.f32 = uir_bits_f32(z, lo, hi);
+		else if (m->ty == UIR_F64)
+			v.f64 = uir_bits_f64(z, lo, hi);
+		else if (m->ty == UIR_BOOL)
+			v.u = z & 1;
+		else /* integers: the low bits, or the range (buffer_set wraps to the type) */
+			v.u = m->has_range ? uir_bits_int(z, m->rlo, m->rwidth) : z;
+		buffer_set(dst, m->ty, i, v);
+	}
+}
+
 #ifdef MADV_HUGEPAGE
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_FROM ((size_t)4 << 20) /* buffers this big ask for transparent huge pages */

@@ -31,6 +31,12 @@ void buffers_free(UirProgram *p, void **data);
  * with a one-line reason in WHY (WHYLEN bytes) when a file INIT fails. */
 int buffers_init(const Mem *m, void *dst, char *why, size_t whylen);
 
+/* `run --seed S` (docs/commands.md): when M's INIT is `random`, fills its data DST with the
+ * values drawn from the 64-bit seed SEED in place of the INIT's own seed (runtime/uir_init.h,
+ * uir_seeded_bits: keys from SEED and M's number among the buffers), in the INIT's type and
+ * range; any other INIT is left as it is. */
+void buffers_seed(const Mem *m, void *dst, uint64_t seed);
+
 /* Whether the .npy file PATH would replace buffer I's contents (`run --input`), from its
  * header and size alone: called before the buffers are allocated, so that a file that does
  * not match, or whose header claims more data than it holds, is E0203 whatever the

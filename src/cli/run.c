@@ -2,7 +2,8 @@
  * program on an engine, then print every buffer (or write .npy files, or hashes).
  *
  *   uir run [--engine auto|jit|interp] [--input NAME=FILE.npy]... [--dump DIR]
- *           [--only NAME]... [--hash] [--threads N] [--no-bounds-check] [--time] FILE
+ *           [--only NAME]... [--hash] [--threads N] [--no-bounds-check] [--time]
+ *           [--seed S] [--traffic] FILE
  *
  * Nothing is written on standard output unless the run succeeded: a fault (E0601) prints
  * its diagnostic on standard error and exits 1 with standard output empty.
@@ -44,7 +45,12 @@ static const char run_usage[] =
 	"                            median run (for benchmarks); the output is the last run's\n"
 	"  --racecheck               run in the interpreter, reporting the first two iterations\n"
 	"                            of a parallel loop that race (E0504); runs programs that\n"
-	"                            check rejects only for races (docs/commands.md)\n";
+	"                            check rejects only for races (docs/commands.md)\n"
+	"  --seed S                  draw every `random` buffer from the 64-bit seed S (decimal\n"
+	"                            or 0x hex) instead of its own SEED, in its type and range\n"
+	"  --traffic                 run in the interpreter and print on standard error, per\n"
+	"                            buffer, the bytes read before any write and the bytes\n"
+	"                            written (`# cuda speed`'s bandwidth bound)\n";
 
 typedef struct Input {
 	const char *name, *path;
@@ -62,7 +68,29 @@ typedef struct RunArgs {
 	bool no_bounds, time, no_opt, no_cache;
 	int repeat; /* --repeat N (0: once) */
 	bool racecheck; /* --racecheck: src/interp/racecheck.c */
+	bool seeded;    /* --seed S */
+	uint64_t seed;
+	bool traffic;   /* --traffic: src/interp/traffic.c */
 } RunArgs;
+
+/* S as a 64-bit seed: decimal, or hex after 0x; false when it is not one. */
+static bool parse_seed(const char *s, uint64_t *out)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *d = hex ? s + 2 : s;
+	if (!*d || strlen(d) > (hex ? 16 : 20))
+		return false;
+	uint64_t v = 0;
+	for (; *d; d++) {
+		int k = *d >= '0' && *d <= '9' ? *d - '0' : hex && *d >= 'a' && *d <= 'f' ? *d - 'a' + 10
+			: hex && *d >= 'A' && *d <= 'F' ? *d - 'A' + 10 : -1;
+		if (k < 0 || (!hex && v > (UINT64_MAX - (uint64_t)k) / 10))
+			return false;
+		v = hex ? v << 4 | (uint64_t)k : v * 10 + (uint64_t)k;
+	}
+	*out = v;
+	return true;
+}
 
 /* Parses the options into A. Returns -1 when they are good, else the exit status. */
 static int parse_args(int argc, char **argv, RunArgs *a)
@@ -80,6 +108,8 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		{ "time", no_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "racecheck", no_argument, NULL, 'R' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "traffic", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -140,6 +170,15 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		case 'R': /* --racecheck */
 			a->racecheck = true;
 			break;
+		case 'S': /* --seed */
+			if (!parse_seed(optarg, &a->seed))
+				return usage_error("run", "--seed needs a whole number from 0 to 2^64-1 (decimal, or hex "
+						   "after 0x), found '%s'", optarg);
+			a->seeded = true;
+			break;
+		case 'F': /* --traffic */
+			a->traffic = true;
+			break;
 		case 'h':
 			fputs(run_usage, stdout);
 			return UIR_EXIT_OK;
@@ -156,6 +195,10 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		return usage_error("run", "--racecheck runs once: use it without --repeat");
 	if (a->racecheck && a->engine == UIR_ENGINE_JIT) /* --racecheck */
 		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
+	if (a->traffic && a->engine == UIR_ENGINE_JIT)
+		return usage_error("run", "--traffic runs in the interpreter: use it without --engine jit");
+	if (a->traffic && (a->racecheck || a->repeat > 1))
+		return usage_error("run", "--traffic counts one plain run: use it without --racecheck and --repeat");
 	if (!a->threads && (a->threads = engine_env_threads()) < 0)
 		return UIR_EXIT_USAGE;
 	return -1;
@@ -279,6 +322,24 @@ static int print_buffers(const UirProgram *p, const RunArgs *a, void **data)
 	return UIR_EXIT_OK;
 }
 
+/* --traffic: on standard error, the bytes of all buffers, then of each (elements and bytes):
+ * read (the first access of the element in the run reads it) and written. */
+static void print_traffic(const UirProgram *p, const UirTraffic *t)
+{
+	unsigned long long r = 0, w = 0;
+	for (int i = 0; i < p->nbufs; i++) {
+		r += (unsigned long long)t[i].read * (unsigned long long)uir_type_size(p->bufs[i]->ty);
+		w += (unsigned long long)t[i].written * (unsigned long long)uir_type_size(p->bufs[i]->ty);
+	}
+	fprintf(stderr, "traffic: all buffers: read %llu bytes, wrote %llu bytes\n", r, w);
+	for (int i = 0; i < p->nbufs; i++) {
+		long long es = uir_type_size(p->bufs[i]->ty);
+		fprintf(stderr, "traffic: %s: read %lld of %lld elements (%lld bytes), wrote %lld (%lld bytes)\n",
+			p->bufs[i]->name, (long long)t[i].read, (long long)p->bufs[i]->size, (long long)t[i].read * es,
+			(long long)t[i].written, (long long)t[i].written * es);
+	}
+}
+
 /* Loads, checks, sets up and runs the program of A; prints or dumps the buffers. */
 static int run_file(const RunArgs *a)
 {
@@ -291,6 +352,7 @@ static int run_file(const RunArgs *a)
 	for (int i = 0; i < a->ninputs; i++)
 		inputs[i] = (RunInput){ .name = a->inputs[i].name, .path = a->inputs[i].path };
 	RunPlan plan = { .inputs = inputs, .ninputs = a->ninputs, .engine = a->engine, .racecheck = a->racecheck,
+			 .seeded = a->seeded, .seed = a->seed, .traffic = a->traffic,
 			 .opt = { .threads = a->threads, .bounds_check = !a->no_bounds, .repeat = a->repeat,
 				  .no_opt = a->no_opt, .no_cache = a->no_cache } };
 	int rc = check_names(p, a, &plan);
@@ -305,10 +367,13 @@ static int run_file(const RunArgs *a)
 		rc = dump_buffers(p, a, data) ? UIR_EXIT_ERROR : -1;
 	if (rc < 0)
 		rc = print_buffers(p, a, data);
+	if (rc == UIR_EXIT_OK && plan.traffic_out)
+		print_traffic(p, plan.traffic_out);
 	times.output = uir_now_ms() - t1;
 	if (a->time)
 		engine_print_times(stderr, &times);
 	buffers_free(p, data);
+	free(plan.traffic_out);
 	free(inputs);
 	uir_free(p);
 	return rc;

@@ -39,11 +39,21 @@ typedef struct ResetCtx {
 	const RunPlan *plan;
 } ResetCtx;
 
+/* --seed: the `random` buffers drawn from the seed. */
+static void seed_buffers(UirProgram *p, const RunPlan *plan, void **data)
+{
+	if (!plan->seeded)
+		return;
+	for (int i = 0; i < p->nbufs; i++)
+		buffers_seed(p->bufs[i], data[i], plan->seed);
+}
+
 static int reset_buffers(void *ctx)
 {
 	ResetCtx *r = ctx;
 	if (buffers_reset(r->p, r->data) != 0)
 		return -1;
+	seed_buffers(r->p, r->plan, r->data);
 	for (int i = 0; i < r->plan->ninputs; i++)
 		if (load_input(r->p, r->data, &r->plan->inputs[i]) != 0)
 			return -1;
@@ -58,6 +68,7 @@ static int reset_buffers(void *ctx)
 static int recheck_inputs(UirProgram *p, const RunPlan *plan, void **data)
 {
 	const RunInput *named = NULL;
+	const Mem *seeded = NULL;
 	for (int i = 0; i < plan->ninputs; i++) {
 		Mem *m = p->bufs[buffers_find(p, plan->inputs[i].name)];
 		/* the loop optimiser's analysis, later, reads the values run starts with too */
@@ -65,13 +76,26 @@ static int recheck_inputs(UirProgram *p, const RunPlan *plan, void **data)
 		if (m->read_by_check && !named)
 			named = &plan->inputs[i];
 	}
-	if (!named || plan->racecheck)
+	for (int i = 0; plan->seeded && i < p->nbufs; i++) { /* --seed: the random buffers too */
+		Mem *m = p->bufs[i];
+		if (m->init != INIT_RANDOM || m->check_data)
+			continue;
+		m->check_data = data[i];
+		if (m->read_by_check && !named && !seeded)
+			seeded = m;
+	}
+	if ((!named && !seeded) || plan->racecheck)
 		return 0;
 	if (check_races(p, 0))
 		return 0;
-	uir_eprintf(p->err, "note: `uir check` accepted %s with the INIT of %s; with the values of %s%s "
-		"two iterations race (above), so nothing ran\n", p->path, named->name,
-		named->path ? "--input " : "input ", named->name);
+	if (named)
+		uir_eprintf(p->err, "note: `uir check` accepted %s with the INIT of %s; with the values of %s%s "
+			"two iterations race (above), so nothing ran\n", p->path, named->name,
+			named->path ? "--input " : "input ", named->name);
+	else
+		uir_eprintf(p->err, "note: `uir check` accepted %s with the INIT of %s; with the values that "
+			"--seed 0x%016llx draws for it two iterations race (above), so nothing ran\n", p->path,
+			seeded->name, (unsigned long long)plan->seed);
 	return 1;
 }
 
@@ -92,6 +116,8 @@ int runprog_execute(UirProgram *p, RunPlan *plan, void ***datap, UirRunTimes *t)
 			rc = UIR_EXIT_ERROR;
 	}
 	*datap = data;
+	if (rc < 0)
+		seed_buffers(p, plan, data);
 	for (int i = 0; rc < 0 && i < plan->ninputs; i++)
 		if (load_input(p, data, &plan->inputs[i]) != 0)
 			rc = UIR_EXIT_ERROR;
@@ -102,7 +128,15 @@ int runprog_execute(UirProgram *p, RunPlan *plan, void ***datap, UirRunTimes *t)
 		plan->opt.reset = reset_buffers;
 		plan->opt.reset_ctx = &reset;
 		int erc;
-		if (plan->racecheck) {
+		if (plan->traffic) {
+			double t2 = uir_now_ms();
+			plan->traffic_out = xcalloc((size_t)p->nbufs + 1, sizeof *plan->traffic_out);
+			erc = interp_run_traffic(p, data, plan->traffic_out);
+			if (t) {
+				t->exec = uir_now_ms() - t2;
+				t->engine = "interp, traffic";
+			}
+		} else if (plan->racecheck) {
 			double t2 = uir_now_ms();
 			erc = interp_run_racecheck(p, data);
 			if (t) {

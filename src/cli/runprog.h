@@ -9,6 +9,7 @@
 
 #include "buffers.h"
 #include "engine.h"
+#include "../interp/interp.h"
 
 /* An input: new contents for the buffer NAME, from the .npy file PATH (`--input
  * NAME=PATH`), or, when PATH is NULL, from the array ARRAY (the library). Messages name it
@@ -25,6 +26,10 @@ typedef struct RunPlan {
 	UirEngine engine;
 	RunOptions opt;
 	bool racecheck; /* --racecheck: the interpreter's dynamic race check (E0504) */
+	bool seeded;    /* --seed: every `random` buffer drawn from SEED (buffers_seed()) */
+	uint64_t seed;
+	bool traffic;   /* --traffic: the interpreter, counting each buffer's bytes (traffic.c) */
+	UirTraffic *traffic_out; /* with TRAFFIC: the counts, one per buffer (xmalloc'ed) */
 } RunPlan;
 
 /* Whether every input of PLAN names a buffer of P. Returns -1 when they do, else
@@ -38,8 +43,8 @@ int runprog_names(const UirProgram *p, const RunPlan *plan);
 int runprog_check(UirProgram *p, const RunPlan *plan);
 
 /* Runs the checked program P: checks every input (before any buffer is allocated), creates
- * the buffers (*DATA, freed by the caller with buffers_free(); NULL when not made), loads the
- * inputs, checks the races again when an input gives other values to a buffer the exact
+ * the buffers (*DATA, freed by the caller with buffers_free(); NULL when not made), draws the
+ * `random` ones from PLAN->seed when PLAN->seeded, loads the inputs, checks the races again when an input gives other values to a buffer the exact
  * analysis read (docs/language.md 7.6.2), and runs P on PLAN's engine (or in the race
  * check's interpreter). T (may be NULL) gets the engine's times. Returns -1 when P ran, else
  * the exit status after the messages: 1 for an E code or out of memory, 64 when the JIT is

@@ -10,6 +10,7 @@
 #include "interp_int.h"
 #include "../util/messages.h"
 #include "racecheck.h"
+#include "traffic.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ typedef struct Comp {
 	int32_t nregs, capregs;
 	Builder *b;        /* the block being built */
 	RaceState *race;   /* run --racecheck: emit racecheck.c's hooks; else NULL */
+	TrafficState *traffic; /* run --traffic: emit traffic.c's hooks; else NULL */
 	int outer, inner;  /* thread or global loops, local loops around the code compiled */
 } Comp;
 
@@ -95,6 +97,22 @@ static void race_hook(Comp *c, const void *site, int32_t off, int n, int kind)
 	h->aux = aux;
 }
 
+/* run --traffic: the hook after an access of N elements to memory M at offset register OFF
+ * (buffers only: allocs are the kernel's own memory), LOAD the expression of a load. */
+static void traffic_hook(Comp *c, const Mem *m, const Expr *load, int32_t off, int n, int kind)
+{
+	if (!c->traffic || m->is_alloc)
+		return;
+	InsnFn fn;
+	const void *aux = traffic_site(c->traffic, m, load, kind, &fn);
+	if (!fn)
+		return;
+	Insn *h = emit(c, fn);
+	h->a = off;
+	h->n = n;
+	h->aux = aux;
+}
+
 static int32_t expr(Comp *c, const Expr *e);
 
 static int32_t load(Comp *c, const Expr *e)
@@ -108,6 +126,7 @@ static int32_t load(Comp *c, const Expr *e)
 	set_access(c, in, e->mem, e->loc, msg_load_what(&c->p->arena, e));
 	if (c->race)
 		race_hook(c, in->aux, off, e->width < 1 ? 1 : e->width, RACE_READ);
+	traffic_hook(c, e->mem, e, off, e->width < 1 ? 1 : e->width, TRAFFIC_READ);
 	return d;
 }
 
@@ -257,6 +276,8 @@ static void store(Comp *c, const Stmt *s)
 	if (c->race)
 		race_hook(c, in->aux, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
 			  s->kind != ST_ATOMIC ? RACE_WRITE : s->aop == AT_ADD ? RACE_ADD : s->aop == AT_MIN ? RACE_MIN : RACE_MAX);
+	traffic_hook(c, s->mem, NULL, off, s->kind == ST_ATOMIC || s->width < 1 ? 1 : s->width,
+		     s->kind == ST_ATOMIC ? TRAFFIC_UPDATE : TRAFFIC_WRITE);
 }
 
 static void stmt(Comp *c, const Stmt *s)
@@ -307,10 +328,12 @@ static Block block(Comp *c, const Stmt *s)
 	return blk;
 }
 
-void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Compiled *code, RaceState *race)
+void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Compiled *code, RaceState *race,
+		    TrafficState *traffic)
 {
 	Comp c = { 0 };
 	c.race = race;
+	c.traffic = traffic;
 	c.p = p;
 	c.arena = arena;
 	c.bufs = bufs;

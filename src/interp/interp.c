@@ -6,6 +6,7 @@
 #include "../util/escape.h"
 #include "../util/messages.h"
 #include "racecheck.h"
+#include "traffic.h"
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
@@ -83,15 +84,16 @@ static void **make_allocs(UirProgram *p)
 	return a;
 }
 
-/* Runs P over BUFS; RACE (or NULL) is run --racecheck's record. */
-static int run(UirProgram *p, void **bufs, RaceState *race)
+/* Runs P over BUFS; RACE (or NULL) is run --racecheck's record, TRAFFIC (or NULL) run
+ * --traffic's. */
+static int run(UirProgram *p, void **bufs, RaceState *race, TrafficState *traffic)
 {
 	void **allocs = make_allocs(p);
 	if (!allocs)
 		return 1;
 	Arena arena = { 0 };
 	Compiled code;
-	interp_compile(p, bufs, allocs, &arena, &code, race);
+	interp_compile(p, bufs, allocs, &arena, &code, race, traffic);
 	Scalar *R = xmalloc((size_t)code.nregs * sizeof *R);
 	memcpy(R, code.init, (size_t)code.nregs * sizeof *R);
 	Ctx c;
@@ -114,13 +116,22 @@ static int run(UirProgram *p, void **bufs, RaceState *race)
 int interp_run(UirProgram *p, void **bufs, const RunOptions *opt)
 {
 	(void)opt;
-	return run(p, bufs, NULL);
+	return run(p, bufs, NULL, NULL);
 }
 
 int interp_run_racecheck(UirProgram *p, void **bufs)
 {
 	RaceState *race = race_new(p);
-	int rc = run(p, bufs, race);
+	int rc = run(p, bufs, race, NULL);
 	race_free(race);
+	return rc;
+}
+
+int interp_run_traffic(UirProgram *p, void **bufs, UirTraffic *out)
+{
+	TrafficState *traffic = traffic_new(p);
+	int rc = run(p, bufs, NULL, traffic);
+	traffic_counts(traffic, out);
+	traffic_free(traffic);
 	return rc;
 }

@@ -18,6 +18,14 @@ int interp_run(UirProgram *p, void **bufs, const RunOptions *opt);
 /* `uir run --racecheck` (racecheck.c): as interp_run, and records every access of the
  * parallel loops; returns 1 after printing E0504 for the first two iterations that race. */
 int interp_run_racecheck(UirProgram *p, void **bufs);
+/* `uir run --traffic` (traffic.c): what a run did to one buffer, in elements. */
+typedef struct UirTraffic {
+	int64_t read;    /* elements whose first access in the run reads them (a load or an atomic) */
+	int64_t written; /* elements that a store or an atomic wrote */
+} UirTraffic;
+/* As interp_run, and counts for every buffer I of P what the run read and wrote into OUT[I]
+ * (p->nbufs of them; also when the run faults: up to the fault). */
+int interp_run_traffic(UirProgram *p, void **bufs, UirTraffic *out);
 /* The check before such a run: as uir_check(P, 0, ERR), but a program that only the race
  * rules (E05) reject passes, with a one-line note on ERR. Returns the number of errors. */
 int race_check_program(UirProgram *p, FILE *err);

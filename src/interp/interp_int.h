@@ -20,6 +20,8 @@
 
 typedef struct Ctx Ctx;
 typedef struct Insn Insn;
+struct RaceState;
+struct TrafficState;
 
 /* An instruction's code: reads and writes the register file R. */
 typedef void (*InsnFn)(const Insn *in, Scalar *R, Ctx *c);
@@ -164,9 +166,10 @@ _Noreturn void interp_fault(Ctx *c, const Insn *in, int64_t off);
 /* ---- compile.c: the syntax tree to instructions ---- */
 /* Compiles the program P; BUFS[i] and ALLOCS[i] are the data of p->bufs[i] and
  * p->allocs[i]. Instructions live in ARENA; code->init is xmalloc'ed (caller frees). With
- * RACE (run --racecheck; else NULL), parallel loops and accesses get racecheck.c's hooks. */
+ * RACE (run --racecheck; else NULL), parallel loops and accesses get racecheck.c's hooks;
+ * with TRAFFIC (run --traffic; else NULL), buffer accesses get traffic.c's. */
 void interp_compile(UirProgram *p, void **bufs, void **allocs, Arena *arena, Compiled *code,
-		    struct RaceState *race);
+		    struct RaceState *race, struct TrafficState *traffic);
 
 /* ---- interp.c: control flow ---- */
 void insn_loop(const Insn *in, Scalar *R, Ctx *c);      /* aux: LoopInfo, no homed allocs */

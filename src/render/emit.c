@@ -216,6 +216,7 @@ void emit_free(Emitter *E)
 	free(E->allocs);
 	free(E->helpers.v);
 	free(E->host_helpers.v);
+	free(E->time_helpers.v);
 	free(E->support.v);
 	free(E->sites);
 	free(E->hoists);

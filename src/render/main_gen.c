@@ -82,6 +82,89 @@ static const char *random_value(Emitter *E, const Mem *m)
 	}
 }
 
+/* The value of element uir_i of `random SEED [LO HI]` drawn from the timing main's seed
+ * uir_seed (run --seed: runtime/uir_init.h, uir_seeded_bits with the keys uir_k0, uir_k1). */
+static const char *seeded_value(Emitter *E, const Mem *m)
+{
+	const char *z = "uir_seeded_bits(uir_k0, uir_k1, (uint64_t)uir_i)";
+	switch (m->ty) {
+	case UIR_F32:
+	case UIR_F64: {
+		bool f = m->ty == UIR_F32;
+		use_helper(E, f ? "uir_bits_f32" : "uir_bits_f64");
+		return fmt_str(E->a, "uir_bits_%s(%s, %s, %s)", f ? "f32" : "f64", z,
+			       f64_text(E, m->has_range ? m->flo : -1.0), f64_text(E, m->has_range ? m->fhi : 1.0));
+	}
+	case UIR_BOOL:
+		return fmt_str(E->a, "(uint8_t)(%s & 1)", z);
+	default:
+		if (m->has_range) {
+			use_helper(E, "uir_bits_int");
+			return fmt_str(E->a, "(%s)uir_bits_int(%s, UINT64_C(%llu), UINT64_C(%llu))", ctype(m->ty), z,
+				       (unsigned long long)m->rlo, (unsigned long long)m->rwidth);
+		}
+		return fmt_str(E->a, "(%s)%s", ctype(m->ty), z);
+	}
+}
+
+void main_seed_buffer(Emitter *E, Str *o, const Mem *m, const char *name)
+{
+	if (m->init != INIT_RANDOM)
+		return;
+	bool host = E->host;
+	E->host = true;
+	use_helper(E, "uir_seeded_key");
+	use_helper(E, "uir_seeded_bits");
+	out_line(o, "{ /* %s: random, drawn from the seed */", name);
+	out_line(o, "	uint64_t uir_k0 = uir_seeded_key(uir_seed, %d, 0), uir_k1 = uir_seeded_key(uir_seed, %d, 1);",
+		 m->index, m->index);
+	out_line(o, "	for (int32_t uir_i = 0; uir_i < %lld; uir_i++)", (long long)m->size);
+	out_line(o, "		%s[uir_i] = %s;", name, seeded_value(E, m));
+	out_line(o, "}");
+	E->host = host;
+}
+
+void main_compare_buffer(Emitter *E, Str *o, const Mem *m, const char *got, const char *want, const char *indent)
+{
+	bool host = E->host;
+	E->host = true;
+	use_helper(E, "uir_count_differences");
+	bool flt = type_is_float(m->ty);
+	str_printf(o, "%sif ((uir_nd = uir_count_differences(%s, %s, %lld, %d, %d, &uir_e)) != 0) {\n", indent, got,
+		   want, (long long)m->size, uir_type_size(m->ty), flt ? 1 : 0);
+	str_printf(o, "%s\tchar uir_w[48], uir_g[48];\n", indent);
+	switch (m->ty) {
+	case UIR_F32:
+	case UIR_F64: {
+		const char *f = m->ty == UIR_F32 ? "uir_format_f32" : "uir_format_f64";
+		use_helper(E, f);
+		str_printf(o, "%s\t%s(uir_w, sizeof uir_w, %s[uir_e]);\n", indent, f, want);
+		str_printf(o, "%s\t%s(uir_g, sizeof uir_g, %s[uir_e]);\n", indent, f, got);
+		break;
+	}
+	case UIR_BOOL:
+		str_printf(o, "%s\tsnprintf(uir_w, sizeof uir_w, \"%%d\", %s[uir_e] != 0);\n", indent, want);
+		str_printf(o, "%s\tsnprintf(uir_g, sizeof uir_g, \"%%d\", %s[uir_e] != 0);\n", indent, got);
+		break;
+	case UIR_U8:
+	case UIR_U32:
+	case UIR_U64:
+		use_helper(E, "uir_format_u64");
+		str_printf(o, "%s\tuir_format_u64(uir_w, (uint64_t)%s[uir_e]);\n", indent, want);
+		str_printf(o, "%s\tuir_format_u64(uir_g, (uint64_t)%s[uir_e]);\n", indent, got);
+		break;
+	default:
+		use_helper(E, "uir_format_i64");
+		str_printf(o, "%s\tuir_format_i64(uir_w, (int64_t)%s[uir_e]);\n", indent, want);
+		str_printf(o, "%s\tuir_format_i64(uir_g, (int64_t)%s[uir_e]);\n", indent, got);
+		break;
+	}
+	str_printf(o, "%s\tuir_time_differs(uir_ref, uir_round, %s, uir_e, uir_w, uir_g, uir_nd);\n", indent,
+		   quoted(E, m->name));
+	str_printf(o, "%s}\n", indent);
+	E->host = host;
+}
+
 static void init_list(Emitter *E, Str *o, const Mem *m, const char *name)
 {
 	const char *init = fmt_str(E->a, "uir_init_%s", name);

@@ -113,6 +113,7 @@ struct Emitter {
 	MemInfo *allocs;
 	NameSet helpers;     /* runtime helpers called (by name), device code in CUDA */
 	NameSet host_helpers;/* CUDA: runtime helpers called by host code (--main) */
+	NameSet time_helpers;/* CUDA: those called by the timing main of -DUIR_TIME */
 	NameSet support;     /* renderer support functions called */
 	unsigned need;       /* NEED_* */
 	SiteText *sites;
@@ -237,6 +238,15 @@ void support_write_cuda_host(Emitter *E, Str *out);
 void main_init_buffer(Emitter *E, Str *out, const Mem *m, const char *name);
 /* Writes the statement printing buffer M (host memory NAME) as `run` does. */
 void main_print_buffer(Emitter *E, Str *out, const Mem *m, const char *name);
+/* The timing main of `# cuda speed` (render_cuda.c): when M's INIT is `random`, writes the
+ * statements that draw its host memory NAME from the seed in the variable uir_seed, as `run
+ * --seed` does; nothing for another INIT. */
+void main_seed_buffer(Emitter *E, Str *out, const Mem *m, const char *name);
+/* The timing main: writes (at INDENT) the comparison of buffer M's memory GOT with the
+ * expected WANT, bit for bit (any NaN as any NaN), calling uir_time_differs(uir_ref,
+ * uir_round, NAME, element, expected text, got text, count) on a difference; uses the
+ * variables uir_nd and uir_e. */
+void main_compare_buffer(Emitter *E, Str *out, const Mem *m, const char *got, const char *want, const char *indent);
 /* Writes uir_buffer(N, SIZE, NAME): calloc, or `run`'s out-of-memory line and exit 1. */
 void main_buffer_alloc(Emitter *E, Str *out);
 

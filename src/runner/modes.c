@@ -181,16 +181,17 @@ static Avail avail_cuda(UtConfig *cfg, unsigned *own, char **why)
 	}
 }
 
-/* `# cuda speed: X`: on a GPU (or in Docker) the kernel timed against NAME.ref.cu; without
- * one, only the build of both (nvcc when present, else the emulator's compiler). */
+/* `# cuda speed: X`: on a GPU (or in Docker) the kernel timed against NAME.ref.cu on inputs
+ * drawn from the run's seed, after `run --seed` has given the bits every launch must leave;
+ * without one, only the build of both (nvcc when present, else the emulator's compiler). */
 static Avail avail_cuda_speed(UtConfig *cfg, unsigned *own, char **why)
 {
 	switch (cuda_engine(cfg)) {
 	case UT_CUDA_DOCKER:
-		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXEC);
+		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXPECT) | S(SPEED_EXEC);
 		return have_docker("cuda speed", why) ? AVAIL_YES : AVAIL_NO_TOOL;
 	case UT_CUDA_GPU:
-		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXEC);
+		*own = S(RENDER_CUDA) | S(SPEED_BUILD) | S(SPEED_EXPECT) | S(SPEED_EXEC);
 		*why = NULL;
 		return AVAIL_YES;
 	default:
@@ -576,6 +577,10 @@ static char **cuda_step_argv(UtConfig *cfg, UtTest *t, UtStep step, const char *
 			break;
 		}
 		push(&a, ut_format("%s/%s", dir, out));
+		if (step == UT_STEP_SPEED_EXEC) { /* the timing main: SEED DIR */
+			push(&a, ut_format("0x%016llx", (unsigned long long)cfg->seed));
+			push(&a, ut_format("%s/expect", dir));
+		}
 		break;
 	}
 	return a.v;
@@ -587,7 +592,7 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 	const char *dir = NULL;
 	if (step == UT_STEP_CC || step == UT_STEP_EXEC_C || step == UT_STEP_CXX_EMU ||
 	    step == UT_STEP_NVCC || step == UT_STEP_EXEC_CUDA || step == UT_STEP_SPEED_BUILD ||
-	    step == UT_STEP_SPEED_EXEC) {
+	    step == UT_STEP_SPEED_EXPECT || step == UT_STEP_SPEED_EXEC) {
 		dir = test_dir(cfg, t);
 		if (!dir)
 			return NULL;
@@ -616,6 +621,18 @@ char **ut_step_argv(UtConfig *cfg, UtTest *t, UtStep step)
 		push(&a, ut_strdup(cfg->uir));
 		push(&a, ut_strdup(step == UT_STEP_RENDER ? "render" : "render-cuda"));
 		push(&a, ut_strdup("--main"));
+		break;
+	case UT_STEP_SPEED_EXPECT: /* the interpreter on the seeded inputs: the bits, the bytes */
+		push(&a, ut_strdup(cfg->uir));
+		push(&a, ut_strdup("run"));
+		push(&a, ut_strdup("--engine"));
+		push(&a, ut_strdup("interp"));
+		push(&a, ut_strdup("--seed"));
+		push(&a, ut_format("0x%016llx", (unsigned long long)cfg->seed));
+		push(&a, ut_strdup("--traffic"));
+		push(&a, ut_strdup("--hash"));
+		push(&a, ut_strdup("--dump"));
+		push(&a, ut_format("%s/expect", dir));
 		break;
 	case UT_STEP_CC: /* docs/language.md 8.1.1 */
 		push_words(&a, "CC", "cc");
@@ -660,7 +677,6 @@ char *ut_step_spill(UtConfig *cfg, UtTest *t, UtStep step)
 	case UT_STEP_RUN_JIT:
 	case UT_STEP_EXEC_C:
 	case UT_STEP_EXEC_CUDA:
-	case UT_STEP_SPEED_EXEC:
 	case UT_STEP_PTX: name = "step.out"; break; /* compared with run.out, then replaced */
 	case UT_STEP_RENDER: name = "prog.c"; break;
 	case UT_STEP_RENDER_CUDA: name = "prog.cu"; break;
@@ -970,30 +986,86 @@ static bool judge_exec(UtTest *t, UtStep step, char **argv, const UtChild *c)
 	return ok;
 }
 
-/* `# cuda speed: X` on a GPU: the first launch's output must be run's, and the timing main
- * (render-cuda --main -DUIR_TIME) prints on standard error
- * "uir-time: kernel MS ms, reference MS ms", each the best of 3; the kernel passes at X
- * times the reference's speed or better. */
-static bool judge_speed(UtTest *t, char **argv, const UtChild *c)
+/* `# cuda speed: X`, before the timing run: `run --seed S --traffic --dump T/expect` on the
+ * interpreter gives the bits every launch must leave (T/expect/NAME.npy) and, on standard
+ * error, "traffic: all buffers: read R bytes, wrote W bytes", the bytes of the bandwidth
+ * bound. A run that fails on the seeded inputs fails the test, with the seed. */
+static bool judge_speed_expect(const UtConfig *cfg, UtTest *t, char **argv, const UtChild *c)
 {
-	if (!judge_exec(t, UT_STEP_SPEED_EXEC, argv, c))
-		return false;
-	const char *line = c->err.data ? strstr(c->err.data, "uir-time: kernel ") : NULL;
+	if (ut_exit_code(c->status) != 0) {
+		char *st = ut_status_text(c->status);
+		char *line = ut_first_line(c->err.data ? c->err.data : "", c->err.len, 300);
+		char *msg = ut_format("cuda speed: run on the inputs of seed 0x%016llx (run --seed) %s%s%s",
+		                      (unsigned long long)cfg->seed, st, *line ? ": " : "", line);
+		free(st);
+		free(line);
+		return fail(t, argv, c, msg);
+	}
+	const char *line = c->err.data ? strstr(c->err.data, "traffic: all buffers: ") : NULL;
+	unsigned long long r, w;
+	if (!line || sscanf(line, "traffic: all buffers: read %llu bytes, wrote %llu bytes", &r, &w) != 2)
+		return fail(t, argv, c, ut_strdup("cuda speed: no 'traffic: all buffers: read R bytes, wrote W "
+		                                  "bytes' line from run --traffic"));
+	t->speed_read = r;
+	t->speed_written = w;
+	return true;
+}
+
+/* `# cuda speed: X` on a GPU: the timing main (render-cuda --main -DUIR_TIME, run as `PROG
+ * SEED T/expect`) compares every launch of the kernel and of the reference with run --seed's
+ * bits, printing "uir-check: ..." and exiting 1 at the first that differs; otherwise it
+ * prints "uir-device: memory clock K kHz, bus B bits, L2 L bytes, ..." and "uir-time: kernel
+ * MS ms, reference MS ms", each the best of 3. The kernel's time must not beat the bandwidth
+ * bound (docs/testing.md): moving the bytes it read before writing, and those it wrote beyond
+ * what the L2 cache holds, at the peak of 2 x K x 1000 x B / 8 bytes a second. It passes at X
+ * times the reference's speed or better. */
+static bool judge_speed(const UtConfig *cfg, UtTest *t, char **argv, const UtChild *c)
+{
+	unsigned long long seed = (unsigned long long)cfg->seed;
+	const char *err = c->err.data ? c->err.data : "";
+	const char *check = strstr(err, "uir-check: ");
+	if (check) {
+		char *text = ut_first_line(check + 11, c->err.len - (size_t)(check + 11 - err), 400);
+		char *msg = ut_format("cuda speed: on the inputs of seed 0x%016llx, %s", seed, text);
+		free(text);
+		return fail(t, argv, c, msg);
+	}
+	if (ut_exit_code(c->status) != 0)
+		return fail_status(t, UT_STEP_SPEED_EXEC, argv, c);
+	const char *dev = strstr(err, "uir-device: ");
+	long long clock, bus, l2;
+	if (!dev || sscanf(dev, "uir-device: memory clock %lld kHz, bus %lld bits, L2 %lld bytes", &clock, &bus, &l2) != 3 ||
+	    clock <= 0 || bus <= 0 || l2 < 0)
+		return fail(t, argv, c, ut_strdup("cuda speed: no 'uir-device: memory clock K kHz, bus B bits, L2 L "
+		                                  "bytes' line with a clock and a bus from the timing run"));
+	const char *line = strstr(err, "uir-time: kernel ");
 	double k, r;
 	if (!line || sscanf(line, "uir-time: kernel %lf ms, reference %lf ms", &k, &r) != 2 || !(k > 0) ||
 	    !(r > 0))
 		return fail(t, argv, c, ut_strdup("cuda speed: no 'uir-time: kernel MS ms, reference MS "
 		                                  "ms' line from the timing run"));
+	/* the bandwidth bound */
+	double peak = 2.0 * (double)clock * 1000.0 * (double)bus / 8.0; /* bytes a second */
+	uint64_t beyond = t->speed_written > (uint64_t)l2 ? t->speed_written - (uint64_t)l2 : 0;
+	uint64_t bytes = t->speed_read + beyond;
+	double least = (double)bytes / peak * 1000.0; /* ms */
+	if (k < least)
+		return fail(t, argv, c, ut_format("cuda speed: the timing is invalid: the kernel took %.4f ms, less "
+		                                  "than the %.4f ms that its %llu bytes (%llu read, %llu written "
+		                                  "beyond the %lld-byte L2) take at the device's peak of %.2f GB/s "
+		                                  "(seed 0x%016llx)", k, least, (unsigned long long)bytes,
+		                                  (unsigned long long)t->speed_read, (unsigned long long)beyond, l2,
+		                                  peak / 1e9, seed));
 	double x = r / k;
-	char *how = ut_format("%s; speed %.2fx the reference (%.4f ms vs %.4f ms, wanted %gx)",
-	                      t->cuda_how ? t->cuda_how : "cuda", x, k, r, t->spec.speed);
+	char *how = ut_format("%s; speed %.2fx the reference (%.4f ms vs %.4f ms, wanted %gx); seed 0x%016llx",
+	                      t->cuda_how ? t->cuda_how : "cuda", x, k, r, t->spec.speed, seed);
 	free(t->cuda_how);
 	t->cuda_how = how;
 	if (x >= t->spec.speed)
 		return true;
 	return fail(t, argv, c, ut_format("cuda speed: the kernel is %.2fx the reference's speed "
-	                                  "(%.4f ms vs %.4f ms), wanted %gx or better", x, k, r,
-	                                  t->spec.speed));
+	                                  "(%.4f ms vs %.4f ms), wanted %gx or better (seed 0x%016llx)", x, k, r,
+	                                  t->spec.speed, seed));
 }
 
 static bool judge_cuda_invalid(UtTest *t, char **argv, const UtChild *c)
@@ -1065,6 +1137,7 @@ static const char *const step_names[UT_NSTEPS] = {
 	[UT_STEP_NVCC] = "nvcc",
 	[UT_STEP_EXEC_CUDA] = "rendered CUDA",
 	[UT_STEP_SPEED_BUILD] = "cuda speed build",
+	[UT_STEP_SPEED_EXPECT] = "run --seed",
 	[UT_STEP_SPEED_EXEC] = "cuda speed run",
 	[UT_STEP_CUDA_INVALID] = "render-cuda",
 	[UT_STEP_PTX] = "ptx --run",
@@ -1093,8 +1166,10 @@ bool ut_step_judge(UtConfig *cfg, UtTest *t, UtStep step, char **argv, const UtC
 	case UT_STEP_NVCC:
 	case UT_STEP_SPEED_BUILD:
 		return ut_exit_code(c->status) == 0 || fail_status(t, step, argv, c);
+	case UT_STEP_SPEED_EXPECT:
+		return judge_speed_expect(cfg, t, argv, c);
 	case UT_STEP_SPEED_EXEC:
-		return judge_speed(t, argv, c);
+		return judge_speed(cfg, t, argv, c);
 	case UT_STEP_EXEC_C:
 	case UT_STEP_EXEC_CUDA:
 		return judge_exec(t, step, argv, c);

@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* One child at a time: a step of a test, or the compile of a batch (batch.c). */
@@ -114,8 +115,9 @@ static void usage(FILE *f)
 	fputs("usage: uir test [OPTIONS] PATH...\n"
 	      "Runs the .uir tests in the given files and folders (docs/testing.md).\n"
 	      "\n"
-	      "  -j, --jobs N        run N commands at once, 1 to " UT_MAX_JOBS_TEXT " (default: the\n"
-	      "                      number of cores); a test runs one at a time\n"
+	      "  -j, --jobs N        run at most N commands at once, 1 to " UT_MAX_JOBS_TEXT " (default:\n"
+	      "                      the number of cores); a command is a step of a test or\n"
+	      "                      a batch's compile, and each test runs its steps in order\n"
 	      "      --timeout S     fail a test that runs longer than S seconds\n"
 	      "                      (default 60; 0: no limit)\n"
 	      "      --junit FILE    write a JUnit XML report to FILE\n"
@@ -130,6 +132,9 @@ static void usage(FILE *f)
 	      "      --ptx           also run `# cuda` tests through `uir ptx --run` (LLVM's\n"
 	      "                      NVPTX back end, the CUDA driver API) against run; skipped\n"
 	      "                      without a CUDA driver and device\n"
+	      "      --seed S        draw the inputs of `# cuda speed` tests from the 64-bit seed S\n"
+	      "                      (decimal or 0x hex; default: UIR_TEST_SEED, else a new one\n"
+	      "                      each run, printed in each speed test's line)\n"
 	      "  -h, --help          print this help\n"
 	      "\n"
 	      "Exit status: 0 no test failed, 1 a test failed, 64 bad usage.\n", f);
@@ -154,7 +159,7 @@ static long parse_count(const char *s, long lo, long hi)
 	return v;
 }
 
-enum { OPT_TIMEOUT = 256, OPT_JUNIT, OPT_SHARD, OPT_ENGINE, OPT_UIR, OPT_CUDA_DOCKER, OPT_PTX };
+enum { OPT_TIMEOUT = 256, OPT_JUNIT, OPT_SHARD, OPT_ENGINE, OPT_UIR, OPT_CUDA_DOCKER, OPT_PTX, OPT_SEED };
 
 static const struct option long_options[] = {
 	{ "jobs", required_argument, NULL, 'j' },
@@ -165,6 +170,7 @@ static const struct option long_options[] = {
 	{ "uir", required_argument, NULL, OPT_UIR },
 	{ "cuda-docker", required_argument, NULL, OPT_CUDA_DOCKER },
 	{ "ptx", no_argument, NULL, OPT_PTX },
+	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -173,6 +179,7 @@ static const struct option long_options[] = {
 typedef struct Options {
 	int shard_k, shard_n; /* 0, 0 when not sharded */
 	bool help;
+	bool seeded;          /* --seed given */
 } Options;
 
 /* The option at ARGV[OPTIND - 1] as written, for messages. */
@@ -201,7 +208,7 @@ static int parse_options(Runner *r, Options *o, int argc, char **argv)
 		switch (c) {
 		case 'j':
 			if ((n = parse_count(optarg, 1, UT_MAX_JOBS)) < 0)
-				return bad_usage("bad -j value '%s': a whole number of tests from 1 to "
+				return bad_usage("bad -j value '%s': a whole number of commands from 1 to "
 				                 UT_MAX_JOBS_TEXT, optarg);
 			r->cfg.jobs = (int)n;
 			break;
@@ -244,6 +251,12 @@ static int parse_options(Runner *r, Options *o, int argc, char **argv)
 		case OPT_PTX:
 			r->cfg.ptx = true;
 			break;
+		case OPT_SEED:
+			if (ut_parse_seed(optarg, &r->cfg.seed) != 0)
+				return bad_usage("bad --seed value '%s': a whole number from 0 to 2^64-1 "
+				                 "(decimal, or hex after 0x)", optarg);
+			o->seeded = true;
+			break;
 		case OPT_UIR:
 			if (access(optarg, X_OK) != 0)
 				return bad_usage("--uir %s: not an executable file", optarg);
@@ -261,6 +274,34 @@ static int parse_options(Runner *r, Options *o, int argc, char **argv)
 			return bad_usage("unknown option '%s'", option_text(argv, optopt));
 		}
 	}
+}
+
+/* The seed of `# cuda speed`'s inputs when --seed gives none: UIR_TEST_SEED, else 8 bytes of
+ * /dev/urandom (else the clock and the process id, mixed). Returns 0, or an exit status after
+ * a message. */
+static int choose_seed(UtConfig *cfg)
+{
+	const char *env = getenv("UIR_TEST_SEED");
+	if (env && *env) {
+		if (ut_parse_seed(env, &cfg->seed) != 0)
+			return bad_usage("bad UIR_TEST_SEED value '%s': a whole number from 0 to 2^64-1 "
+			                 "(decimal, or hex after 0x)", env);
+		return 0;
+	}
+	uint64_t v = 0;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	bool got = fd >= 0 && read(fd, &v, sizeof v) == (ssize_t)sizeof v;
+	if (fd >= 0)
+		close(fd);
+	if (!got) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32;
+		v = (v ^ (v >> 31)) * 0xBF58476D1CE4E5B9u;
+		v ^= v >> 29;
+	}
+	cfg->seed = v;
+	return 0;
 }
 
 /* ---- output ---- */
@@ -768,7 +809,7 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	static char self_buf[4096];
 	Runner r;
 	memset(&r, 0, sizeof r);
-	Options o = { 0, 0, false };
+	Options o = { 0, 0, false, false };
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	r.cfg.jobs = cores > 0 ? (int)(cores < UT_MAX_JOBS ? cores : UT_MAX_JOBS) : 1;
 	r.cfg.timeout = 60;
@@ -782,6 +823,8 @@ int uir_test_main(int argc, char **argv, const char *self_exe)
 	}
 	if (rc == 0 && optind >= argc + 1)
 		rc = bad_usage("%s", "no test paths given");
+	if (rc == 0 && !o.seeded)
+		rc = choose_seed(&r.cfg);
 	if (rc == 0)
 		rc = gather(&r, args + optind, argc + 1 - optind, &o);
 	free(args);

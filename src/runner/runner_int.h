@@ -61,6 +61,9 @@ size_t ut_utf8_len(const unsigned char *s, size_t n);
  * is empty. */
 char *ut_first_line(const char *s, size_t n, size_t max);
 
+/* S as a 64-bit seed, decimal or hex after 0x: 0, or -1 when it is not one. */
+int ut_parse_seed(const char *s, uint64_t *v);
+
 /* ---- collect.c: finding the tests ---- */
 
 /* Adds the tests named by PATH to *LIST (a malloc'd vector of *N malloc'd paths): a file is
@@ -194,7 +197,8 @@ typedef enum UtStep {
 	UT_STEP_NVCC,          /* nvcc -arch=native ... -o T/prog_cuda T/prog.cu (GPU or Docker) */
 	UT_STEP_EXEC_CUDA,     /* T/prog_cuda, its output compared with run's */
 	UT_STEP_SPEED_BUILD,   /* `# cuda speed`: T/prog.cu -DUIR_TIME with T/ref.cu */
-	UT_STEP_SPEED_EXEC,    /* T/prog_speed: output compared, kernel vs reference timed */
+	UT_STEP_SPEED_EXPECT,  /* uir run --seed S --traffic --dump T/expect FILE: the expected bits */
+	UT_STEP_SPEED_EXEC,    /* T/prog_speed S T/expect: every launch compared, both timed */
 	UT_STEP_CUDA_INVALID,  /* uir render-cuda FILE, which must exit 2 */
 	UT_STEP_PTX,           /* uir ptx --run FILE (`--ptx`, ptx_step.c), compared with run */
 	UT_NSTEPS
@@ -216,6 +220,8 @@ typedef struct UtConfig {
 	char *pch_header;      /* malloc'd: the emulator's header beside its precompiled form
 	                          (pch.c), which `# cuda` compiles include, or NULL */
 	int cxx_kind;          /* the emulator's compiler (UT_CXX_*), found by pch.c */
+	uint64_t seed;         /* the seed of `# cuda speed`'s inputs: --seed, UIR_TEST_SEED, else
+	                          drawn at random when the run starts */
 } UtConfig;
 
 /* The emulator's compiler, as `$CXX --version` tells. */
@@ -250,6 +256,8 @@ typedef struct UtTest {
 	int resume_after;      /* after its batch: the step its next step follows */
 	double wait_start;     /* when it began to wait for its batch (ut_now() seconds) */
 	double waited;         /* seconds it waited for batches and slots: not in its limit */
+	uint64_t speed_read;   /* `# cuda speed`: the bytes run --seed --traffic read before */
+	uint64_t speed_written;/* writing them, and wrote (the bandwidth bound) */
 	bool finished;         /* its result is reported */
 	double start, elapsed; /* seconds */
 	int result;            /* UT_PASS, UT_FAIL or UT_SKIP, once finished */

@@ -170,3 +170,21 @@ char *ut_first_line(const char *s, size_t n, size_t max)
 	strcpy(r + k, cut ? "..." : "");
 	return r;
 }
+
+int ut_parse_seed(const char *s, uint64_t *v)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *d = hex ? s + 2 : s;
+	uint64_t x = 0;
+	if (!*d || strlen(d) > (hex ? 16u : 20u))
+		return -1;
+	for (; *d; d++) {
+		int k = *d >= '0' && *d <= '9' ? *d - '0' : hex && *d >= 'a' && *d <= 'f' ? *d - 'a' + 10
+			: hex && *d >= 'A' && *d <= 'F' ? *d - 'A' + 10 : -1;
+		if (k < 0 || (!hex && x > (UINT64_MAX - (uint64_t)k) / 10))
+			return -1;
+		x = hex ? x << 4 | (uint64_t)k : x * 10 + (uint64_t)k;
+	}
+	*v = x;
+	return 0;
+}

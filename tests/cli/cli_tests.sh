@@ -43,6 +43,47 @@ expect 1 'error\[E0601\]' "$uir" run --repeat 5 "$tmp/fault.uir"
 if [ "$(grep -c E0601 "$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]; then ok; else bad "--repeat 5 of a fault: $(cat "$tmp/err")"; fi
 # --racecheck --time says how long the checked run took
 expect 0 'time (interp, racecheck):.*execution [0-9.]* ms' "$uir" run --racecheck --time "$tmp/acc.uir"
+# ---- run --seed S: every `random` buffer drawn from S, in its type and range; the rest as
+# written; the check value of seed 3, buffer 0, element 0 (docs/commands.md) ----
+printf 'buffer a f32 3 = random 5\nbuffer b i32 4 = iota\nbuffer c i8 6 = random 9 -3 3\nbuffer d bool 5 = random 2\nbuffer e f64 2 = random 1 10 11\nbuffer f u64 2 = random 4\n' > "$tmp/seeds.uir"
+expect 0 '' "$uir" run --seed 3 "$tmp/seeds.uir"
+cp "$tmp/out" "$tmp/seed3"
+if grep -q '^a: -0.30907607 ' "$tmp/seed3" && grep -qx 'b: 0 1 2 3' "$tmp/seed3"; then ok; else bad "--seed 3: $(cat "$tmp/seed3")"; fi
+if grep -Eq '^c:( -?[0-2]){6}$' "$tmp/seed3" && grep -Eq '^d:( [01]){5}$' "$tmp/seed3" && grep -Eq '^e: 10\.[0-9]+ 10\.[0-9]+$' "$tmp/seed3"; then ok; else bad "--seed 3 ranges: $(cat "$tmp/seed3")"; fi
+expect 0 '' "$uir" run --engine jit --seed 0x3 "$tmp/seeds.uir"
+if cmp -s "$tmp/out" "$tmp/seed3"; then ok; else bad "--seed 0x3 (jit) differs from --seed 3"; fi
+expect 0 '' "$uir" run --seed 4 "$tmp/seeds.uir"
+if [ "$(grep -c '^b: 0 1 2 3$' "$tmp/out")" = 1 ] && ! cmp -s "$tmp/out" "$tmp/seed3"; then ok; else bad "--seed 4 is --seed 3"; fi
+expect 0 '' "$uir" run "$tmp/seeds.uir"
+if ! grep -q '^a: -0.30907607 ' "$tmp/out"; then ok; else bad "no --seed drew the seeded values"; fi
+expect 0 '' "$uir" run --seed 18446744073709551615 "$tmp/seeds.uir"
+expect 0 '' "$uir" run --seed 0xFFFFFFFFFFFFFFFF "$tmp/seeds.uir"
+expect 64 "uir run: --seed needs a whole number from 0 to 2^64-1" "$uir" run --seed 18446744073709551616 "$tmp/seeds.uir"
+expect 64 "found '0x'" "$uir" run --seed 0x "$tmp/seeds.uir"
+expect 64 "found '-1'" "$uir" run --seed -1 "$tmp/seeds.uir"
+expect 64 "found '12a'" "$uir" run --seed 12a "$tmp/seeds.uir"
+# ---- run --traffic: per buffer, the elements whose first access reads them and those
+# written, in bytes and elements; the interpreter only ----
+printf 'buffer x f32 8 = iota\nbuffer y f32 8 = fill 1\nbuffer t i32 4\nbuffer s i32 1\nbuffer u u8 16\nloop i 6 {\n  store y i (add (load x i) (load y i))\n}\nloop j 4 {\n  store t j j\n  store t j (add (load t j) 1)\n  atomic.add s 0 (load t j)\n}\n' > "$tmp/traffic.uir"
+expect 0 'traffic: all buffers: read 52 bytes, wrote 44 bytes' "$uir" run --traffic "$tmp/traffic.uir"
+for line in 'traffic: x: read 6 of 8 elements (24 bytes), wrote 0 (0 bytes)' \
+	'traffic: y: read 6 of 8 elements (24 bytes), wrote 6 (24 bytes)' \
+	'traffic: t: read 0 of 4 elements (0 bytes), wrote 4 (16 bytes)' \
+	'traffic: s: read 1 of 1 elements (4 bytes), wrote 1 (4 bytes)' \
+	'traffic: u: read 0 of 16 elements (0 bytes), wrote 0 (0 bytes)'; do
+	if grep -qxF "$line" "$tmp/err"; then ok; else bad "--traffic: no line '$line' in: $(cat "$tmp/err")"; fi
+done
+if [ "$(head -1 "$tmp/out")" = "x: 0 1 2 3 4 5 6 7" ]; then ok; else bad "--traffic printed '$(cat "$tmp/out")'"; fi
+# only the loads whose value the program necessarily uses count: not an unused let, not the
+# value operands of select (rendered `c ? a : b`), not a bool and/or, not a let of the block
+# around an if that uses it
+printf 'buffer x f32 4 = iota\nbuffer c bool 4 = fill true\nbuffer d bool 4\nbuffer e f32 4 = iota\nbuffer y f32 4\nbuffer z bool 4\nloop i 4 {\n  let v = load x i\n  let w = load e i\n  store y i (select (load c i) (load x i) 2.0)\n  store z i (and (load c i) (load d i))\n  if (lt i 2) {\n    store y i w\n  }\n}\n' > "$tmp/used.uir"
+expect 0 'traffic: all buffers: read 4 bytes, wrote 20 bytes' "$uir" run --traffic "$tmp/used.uir"
+expect 64 'traffic runs in the interpreter' "$uir" run --traffic --engine jit "$tmp/traffic.uir"
+expect 64 'traffic counts one plain run' "$uir" run --traffic --racecheck "$tmp/traffic.uir"
+expect 64 'traffic counts one plain run' "$uir" run --traffic --repeat 2 "$tmp/traffic.uir"
+expect 1 'error\[E0601\]' "$uir" run --traffic "$tmp/fault.uir"
+if grep -q traffic "$tmp/err"; then bad "a faulting --traffic run printed its counts"; else ok; fi
 # ---- test names that look like options ----
 # a test whose name starts with '-' is a file, not options, for the runner's children
 mkdir "$tmp/dash"
@@ -98,7 +139,7 @@ done
 expect 0 '' "$uir" check "$tmp/chain2000.uir"
 expect 1 'error\[E0501\]: the offset of out is too large to check: with its lets inlined it nests more than 4000 operations and names deep (a chain of 2000 lets of one op each)' "$uir" check "$tmp/chain2001.uir"
 # -j says its limit
-expect 64 "bad -j value '5000': a whole number of tests from 1 to 4096" "$uir" test -j 5000 "$tmp/ok.uir"
+expect 64 "bad -j value '5000': a whole number of commands from 1 to 4096" "$uir" test -j 5000 "$tmp/ok.uir"
 expect 0 '' "$uir" test -j 4096 "$tmp/ok.uir"
 # a FIFO is not read (opening it would wait for a writer): E0001 for a program, E0203 for
 # a file INIT, and the runner ignores it, each saying so

@@ -1,6 +1,7 @@
 #!/bin/sh
 # exact_input.sh - the exact analysis reads a never-stored buffer's INIT (docs/language.md
-# 7.6.2, 7.6.3); `run --input` of that buffer checks again with the new values.
+# 7.6.2, 7.6.3); `run --input` of that buffer checks again with the new values, and so does
+# `run --seed` of a `random` one.
 # Usage: exact_input.sh UIR SRCROOT. Prints "N passed, N failed"; exits 1 on a failure.
 uir=$1
 prog=$2/tests/programs/verify/ok_param_value_apart.uir
@@ -46,5 +47,22 @@ for o in --no-exact --strict; do
 	"$uir" check $o "$prog" >"$tmp/out" 2>&1
 	[ $? -eq 1 ] && grep -q 'error\[E0503\]' "$tmp/out" && pass=$((pass + 1)) || bad "check $o: $(cat "$tmp/out")"
 done
+# run --seed: a `random` buffer the analysis read gets new values, checked again alike
+sed 's/^buffer xs i32 1 = \[184\]/buffer xs i32 1 = random 1 184 186/' "$prog" | grep -v '^# expect' >"$tmp/seeded.uir"
+"$uir" run --only xs "$tmp/seeded.uir" >"$tmp/out" 2>&1 && grep -qx 'xs: 184' "$tmp/out" &&
+	pass=$((pass + 1)) || bad "random 1 184 186 is not 184: $(cat "$tmp/out")"
+"$uir" run --only xs --seed 1 "$tmp/seeded.uir" >"$tmp/out" 2>&1 && grep -qx 'xs: 184' "$tmp/out" &&
+	pass=$((pass + 1)) || bad "--seed 1 (xs 184): $(cat "$tmp/out")"
+"$uir" run --only A --seed 2 "$tmp/seeded.uir" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out" ] && grep -q 'error\[E0503\]' "$tmp/err" &&
+	grep -q '^note: .*with the values that --seed 0x0000000000000002 draws for it two iterations race' "$tmp/err"; then
+	pass=$((pass + 1))
+else
+	bad "run --seed 2 (xs 185): exit $rc: $(cat "$tmp/err")"
+fi
+# an --input of the buffer wins over the seed
+"$uir" run --only A --seed 2 --input xs="$tmp/x184.npy" "$tmp/seeded.uir" >"$tmp/out" 2>"$tmp/err" &&
+	pass=$((pass + 1)) || bad "run --seed 2 --input 184: $(cat "$tmp/err")"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -11,7 +11,8 @@
 # compiles the renderings with nvcc (-c: a GPU is not needed). nvcc is slow (seconds a
 # file, mostly fixed cost), so the files are compiled in groups: one translation unit per
 # group of $GROUP files (default 32), each file inside its own namespace with its main
-# renamed, the C headers the renderings include included once before them. A group that
+# renamed, the C headers the renderings include included once before them; the `# cuda
+# speed` renderings also go in one more group with -DUIR_TIME (the timing main). A group that
 # fails is compiled again file by file, so that the message names the file. The groups
 # run $JOBS at a time (default: the number of cores).
 #
@@ -86,18 +87,43 @@ for ((i = 0; i < ${#ok[@]}; i += GROUP)); do
 	printf '%s\n' "${ok[@]:i:GROUP}" >"$g.members"
 done
 
+# The `# cuda speed` renderings once more with -DUIR_TIME (their timing main), in a group of
+# their own.
+timed=()
+for k in "${ok[@]}"; do
+	sed -n '/^[^#]/q;p' "$(cat "$WORK/p$k.name")" | grep -Eq '^# cuda speed: ' && timed+=("$k")
+done
+if [ ${#timed[@]} -gt 0 ]; then
+	groups=$((groups + 1))
+	g="$WORK/group$groups"
+	{
+		echo "/* nvcc_all.sh: the timing mains of the # cuda speed renderings, each in a namespace */"
+		printf '#include <%s>\n' stdint.h math.h stdio.h stdlib.h string.h
+		for k in "${timed[@]}"; do
+			echo "namespace uir_t$k {"
+			echo "#define main uir_main"
+			echo "#include \"$WORK/p$k.cu\""
+			echo "#undef main"
+			echo "}"
+		done
+	} >"$g.cu"
+	printf '%s\n' "${timed[@]}" >"$g.members"
+	echo -DUIR_TIME >"$g.flags"
+fi
+
 # build_group G: compiles group G; on failure compiles its files one by one.
 build_group() {
-	local g="$WORK/group$1"
-	if "$NVCC" "${FLAGS[@]}" -c -o "$g.o" "$g.cu" >"$g.log" 2>&1; then
+	local g="$WORK/group$1" extra=()
+	[ -f "$g.flags" ] && extra=($(cat "$g.flags"))
+	if "$NVCC" "${FLAGS[@]}" "${extra[@]}" -c -o "$g.o" "$g.cu" >"$g.log" 2>&1; then
 		echo ok >"$g.result"
 		return
 	fi
 	: >"$g.result"
 	local k
 	while IFS= read -r k; do
-		if ! "$NVCC" "${FLAGS[@]}" -c -o "$WORK/p$k.o" "$WORK/p$k.cu" >"$WORK/p$k.log" 2>&1; then
-			echo "FAIL $(cat "$WORK/p$k.name"): nvcc: $(grep -m3 -E 'error|warning' "$WORK/p$k.log" | tr '\n' ' ' | head -c 600)" >>"$g.result"
+		if ! "$NVCC" "${FLAGS[@]}" "${extra[@]}" -c -o "$WORK/p$k.o" "$WORK/p$k.cu" >"$WORK/p$k.log" 2>&1; then
+			echo "FAIL $(cat "$WORK/p$k.name")${extra[*]:+ (${extra[*]})}: nvcc: $(grep -m3 -E 'error|warning' "$WORK/p$k.log" | tr '\n' ' ' | head -c 600)" >>"$g.result"
 		fi
 	done <"$g.members"
 	if [ ! -s "$g.result" ]; then
@@ -121,5 +147,5 @@ for ((k = 1; k <= groups; k++)); do
 	done <"$WORK/group$k.result"
 done
 
-echo "${#files[@]} files built in $groups groups, $failed failed ($(($(date +%s) - start)) s)"
+echo "${#files[@]} files built in $groups groups (${#timed[@]} also with -DUIR_TIME), $failed failed ($(($(date +%s) - start)) s)"
 [ $failed -eq 0 ]

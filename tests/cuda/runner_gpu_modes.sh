@@ -9,11 +9,12 @@
 # ... IMAGE` and runs the rest of its command line here) let the runner's GPU and
 # --cuda-docker paths run on this machine:
 #   - UIR_TEST_CUDA=gpu: `# cuda` builds with nvcc -arch=native and runs; `# cuda speed: X`
-#     builds the rendering with -DUIR_TIME and NAME.ref.cu, runs the timing main, compares
-#     the first launch's output and reports the speed. The stand-in's timing main reports
-#     fixed times (kernel 0.5 ms, reference 1 ms), so no check depends on this machine's
-#     speed: 0.5x and 2x pass, 2.5x and 1000x fail with 2.00x; a test without NAME.ref.cu
-#     fails saying so;
+#     builds the rendering with -DUIR_TIME and NAME.ref.cu, runs run --seed and the timing
+#     main (which compares every launch with it) and reports the speed and the seed. The
+#     stand-in's timing main reports fixed times (kernel 0.5 ms, reference 1 ms), so no
+#     check depends on this machine's speed: 0.5x and 2x pass, 2.5x and 1000x fail with
+#     2.00x; a test without NAME.ref.cu fails saying so (the defences against a kernel that
+#     games the timing: runner_speed.sh);
 #   - --cuda-docker IMAGE: every CUDA step goes through `docker run`; the runner says so;
 #     an image name that could be read as an option is a usage error (64);
 #   - without a GPU: `# cuda speed` only builds, and the line says so.
@@ -116,10 +117,10 @@ PATH="$WORK/bin:$PATH" NVCC="$WORK/bin/nvcc" UIR_TEST_CUDA=gpu "$UIR" test --eng
 rc=$?
 [ $rc -eq 1 ] && ok || bad "gpu: exit $rc, wanted 1 (three tests fail on purpose)"
 want '^PASS \./stencil_1d\.uir \(cuda: GPU\)$' "gpu: # cuda"
-want '^PASS \./saxpy_speed\.uir \(cuda: GPU; speed 2\.00x the reference \(0\.5000 ms vs 1\.0000 ms, wanted 0\.5x\)\)$' "gpu: # cuda speed"
-want '^FAIL \./too_slow\.uir: cuda speed: the kernel is 2\.00x the reference.s speed \(.*\), wanted 1000x or better$' "gpu: too slow"
-want '^PASS \./at_speed\.uir \(cuda: GPU; speed 2\.00x the reference \(0\.5000 ms vs 1\.0000 ms, wanted 2x\)\)$' "gpu: at the wanted speed"
-want '^FAIL \./over_speed\.uir: cuda speed: the kernel is 2\.00x the reference.s speed \(.*\), wanted 2\.5x or better$' "gpu: just below the wanted speed"
+want '^PASS \./saxpy_speed\.uir \(cuda: GPU; speed 2\.00x the reference \(0\.5000 ms vs 1\.0000 ms, wanted 0\.5x\); seed 0x[0-9a-f]{16}\)$' "gpu: # cuda speed"
+want '^FAIL \./too_slow\.uir: cuda speed: the kernel is 2\.00x the reference.s speed \(.*\), wanted 1000x or better \(seed 0x[0-9a-f]{16}\)$' "gpu: too slow"
+want '^PASS \./at_speed\.uir \(cuda: GPU; speed 2\.00x the reference \(0\.5000 ms vs 1\.0000 ms, wanted 2x\); seed 0x[0-9a-f]{16}\)$' "gpu: at the wanted speed"
+want '^FAIL \./over_speed\.uir: cuda speed: the kernel is 2\.00x the reference.s speed \(.*\), wanted 2\.5x or better \(seed 0x[0-9a-f]{16}\)$' "gpu: just below the wanted speed"
 want '^FAIL \./no_ref\.uir: cuda speed: no reference kernel \./no_ref\.ref\.cu' "gpu: no reference"
 grep -q -- '-arch=native -fmad=false -prec-div=true -prec-sqrt=true -o .*/prog_cuda .*/prog\.cu$' "$FAKE_LOG" && ok ||
 	bad "gpu: nvcc command line: $(cat "$FAKE_LOG")"
@@ -136,6 +137,8 @@ want "^PASS saxpy_speed\.uir \(cuda: GPU in Docker image $FAKE_IMAGE; speed " "d
 grep -q "^docker run --rm --gpus all --network none --user [0-9]*:[0-9]* -v \(.*\):\1 -w .* $FAKE_IMAGE nvcc -arch=native" "$FAKE_LOG" && ok ||
 	bad "docker: command line: $(cat "$FAKE_LOG")"
 grep -q "^docker run .* $FAKE_IMAGE /.*/prog_cuda$" "$FAKE_LOG" && ok || bad "docker: run command: $(cat "$FAKE_LOG")"
+grep -q "^docker run .* $FAKE_IMAGE /.*/prog_speed 0x[0-9a-f]\{16\} /.*/expect$" "$FAKE_LOG" && ok ||
+	bad "docker: the timing run's command: $(cat "$FAKE_LOG")"
 for img in "-v/:/host" "a b" ""; do
 	"$UIR" test --cuda-docker "$img" stencil_1d.uir >"$WORK/out" 2>&1
 	rc=$?

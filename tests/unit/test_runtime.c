@@ -141,6 +141,19 @@ static void test_generator(void)
 	}
 	CHECK(i == 100000);
 	CHECK(uir_random_int(3, 0, 10, 7) == 10 + 0x4fad8879896d31fbu % 7);
+
+	/* The conversions of z that random SEED and run --seed share. */
+	CHECK(uir_bits_f32(0x4fad8879896d31fbu, -1, 1) == uir_random_f32(3, 0, -1, 1));
+	CHECK(uir_bits_f64(0x4fad8879896d31fbu, -1, 1) == uir_random_f64(3, 0, -1, 1));
+	CHECK(uir_bits_int(0x4fad8879896d31fbu, 10, 7) == uir_random_int(3, 0, 10, 7));
+	/* run --seed S (docs/commands.md): the check value of seed 3, buffer 0, element 0. */
+	uint64_t k0 = uir_seeded_key(3, 0, 0), k1 = uir_seeded_key(3, 0, 1);
+	CHECK(k0 == 0xc810565020d09481u && k1 == 0x86d6fd953217ae03u);
+	CHECK(k0 == uir_splitmix64(3 ^ uir_splitmix64(0)) && k1 == uir_splitmix64(3 ^ uir_splitmix64(1)));
+	CHECK(uir_seeded_bits(k0, k1, 0) == 0x587032628d3ba646u);
+	CHECK(uir_seeded_bits(k0, k1, 7) == uir_splitmix64(uir_splitmix64(k0 + 7) ^ k1));
+	CHECK(uir_bits_f32(uir_seeded_bits(k0, k1, 0), -1, 1) == -0.30907607078552246f);
+	CHECK(uir_seeded_key(3, 1, 0) != k0 && uir_seeded_key(4, 0, 0) != k0);
 }
 
 /* ---- uir_ops.h ---- */
