@@ -266,6 +266,8 @@ struct Stmt {
 	bool opt_peel;          /* opt_private: the last iteration runs apart, after the loop,
 	                         * on the opt_rename memories themselves (opt/private.c) */
 	const Stmt *opt_inner;  /* interchanged with this loop, its body's loop */
+	bool opt_distribute;    /* distributed over the statements of its body, as opt_expand
+	                         * distributes, with no alloc expanded (opt/expand.c) */
 	int opt_jam_mem;        /* unroll-and-jam of this many iterations over the loop in its
 	                         * body, a reduction into memory (opt/jam.c, carried out by
 	                         * opt/rewrite.c); 0: none */

@@ -41,6 +41,12 @@
  * interchange of j_u and k is legal because no two iterations of j meet once m is
  * expanded). Opt_jam on the loop says so.
  *
+ * Distribution alone (distribute_candidate(), Stmt.opt_distribute): the same cut with no
+ * alloc, where the iterations of j are independent with nothing exempt and some loop of
+ * the body then interchanges to stride 1 -- a reduction into memory followed by a store of
+ * the element it reduced (PolyBench's trmm, covariance). Legal for the same reason: any
+ * order that keeps each iteration's own order gives the same bits.
+ *
  * Profitability: some loop of the body after the first store accesses m (the reduction),
  * with more than OPT_EXPAND_MIN_TRIPS iterations in all, and would vectorise over j once
  * interchanged (interchange_pays()). A smaller reduction (a 3 x 3 stencil's) LLVM unrolls
@@ -234,4 +240,41 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	if (!loop_independent(p, j, only_m, &only))
 		return NULL;
 	return m;
+}
+
+bool distribute_candidate(OptCtx *o, Stmt *j)
+{
+	UirProgram *p = o->p;
+	if (j->kind != ST_LOOP || j->axis != AX_NONE || !invariant_bound(j->value, j) || !j->value->rng.known ||
+	    j->value->rng.hi < 2)
+		return false; /* the bound is evaluated again by each distributed loop */
+	const Stmt *s1 = j->body;
+	while (s1 && s1->kind == ST_LET)
+		s1 = s1->next;
+	int groups = 0;
+	bool pays = false, in_run = false;
+	for (const Stmt *t = s1; t; t = t->next) {
+		if (t->kind == ST_LET && !let_stays(t))
+			return false;
+		if (t->kind != ST_LOOP) {
+			groups += !in_run;
+			in_run = true;
+			continue;
+		}
+		in_run = false;
+		groups++;
+		if (t->axis == AX_NONE && invariant_bound(t->value, j) && t->value->rng.known && t->value->rng.hi >= 1 &&
+		    nest_trips(t) > OPT_EXPAND_MIN_TRIPS && interchange_pays(p, j, t))
+			pays = true;
+	}
+	if (!pays || groups < 2)
+		return false; /* one group: the interchange alone (interchange.c) */
+	Ex x = { .m = NULL, .j = j, .ok = true, .p = p };
+	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
+	body_ok(&x, j->body);
+	for (const Stmt *t = j->body; x.ok && t; t = t->next)
+		if (t->kind == ST_LET && loads_written(&x, t->value))
+			x.ok = false;
+	free(x.written);
+	return x.ok && rewrite_layout_ok(p, j, NULL) && loop_independent(p, j, NULL, NULL);
 }

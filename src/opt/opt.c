@@ -13,6 +13,8 @@
  *   Stmt.opt_expand    scalar expansion of an alloc over the loop, which is distributed
  *                      (expand.c), carried out by rewriting the program (rewrite.c); the
  *                      loops it makes are decided on the rewritten program.
+ *   Stmt.opt_distribute  the same distribution with no alloc, where j's iterations are
+ *                      independent and a loop of the body then interchanges (expand.c).
  *   Stmt.opt_inner     `loop j { LETS loop k { S } }` runs as `loop k { loop j { LETS S } }`
  *                      (interchange.c).
  *   Stmt.opt_jam_mem   the same nest, a reduction into memory per j, run U iterations of j
@@ -109,6 +111,10 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			 * iterations are independent (expand.c), each with its copy of it */
 			p->opt_rewrites = true;
 			s->opt_jam_thread = s->opt_jam && !par && loop_work(s) >= min_work && thread_homes_ok(o, s, s->opt_expand);
+			continue;
+		}
+		if (s->axis == AX_NONE && (s->opt_distribute = distribute_candidate(o, s))) {
+			p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
 			continue;
 		}
 		if (s->axis == AX_NONE)

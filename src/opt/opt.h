@@ -90,6 +90,10 @@ Mem *expand_candidate(OptCtx *o, Stmt *j);
  * only what is defined outside loop J (not J's index, not its lets): the same value
  * wherever in J's nest it is evaluated. */
 bool invariant_bound(const Expr *e, const Stmt *j);
+/* expand.c: whether loop J, whose iterations are independent, can be distributed over the
+ * statements of its body as the expansion distributes it (no alloc expanded), and some
+ * loop of it then interchanged to stride 1 (Stmt.opt_distribute). */
+bool distribute_candidate(OptCtx *o, Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept and it pays, else NULL. */
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
@@ -97,6 +101,10 @@ const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
  * only what is defined outside loop J (not J's index, not its lets): the same value
  * wherever in J's nest it is evaluated. */
 bool invariant_bound(const Expr *e, const Stmt *j);
+/* expand.c: whether loop J, whose iterations are independent, can be distributed over the
+ * statements of its body as the expansion distributes it (no alloc expanded), and some
+ * loop of it then interchanged to stride 1 (Stmt.opt_distribute). */
+bool distribute_candidate(OptCtx *o, Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept, paying or not, else NULL;
  * *REDUCTION: some memory S writes is at an offset invariant in k and distinct for each j

@@ -422,7 +422,8 @@ static void jam_mem_loop(Out *o, const Stmt *j, const char *jo, const char *ju, 
 
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
  * for the first store with the statements up to the next loop, one for each loop, one for
- * each run of statements between loops (expand.c). */
+ * each run of statements between loops (expand.c); distributed alone when J is
+ * opt_distribute (no alloc). */
 static void expanded_loop(Out *o, const Stmt *j, const char *name)
 {
 	UirProgram *p = o->p;
@@ -434,9 +435,11 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 	while (s1->kind == ST_LET)
 		s1 = s1->next;
 	Subs x = { .p = p, .m = m, .name = name, .ok = true };
-	x.off = fmt_str(&p->arena, "(add (mul %s %lld) %%lld)", j->sym->name, (long long)m->size);
-	x.off0 = m->size == 1 ? j->sym->name : fmt_str(&p->arena, "(mul %s %lld)", j->sym->name, (long long)m->size);
-	subs_stmts(&x, j->body);
+	if (m) { /* else distribution alone (opt_distribute) */
+		x.off = fmt_str(&p->arena, "(add (mul %s %lld) %%lld)", j->sym->name, (long long)m->size);
+		x.off0 = m->size == 1 ? j->sym->name : fmt_str(&p->arena, "(mul %s %lld)", j->sym->name, (long long)m->size);
+		subs_stmts(&x, j->body);
+	}
 	qsort(x.v, (size_t)x.n, sizeof *x.v, by_at);
 	int k = 0; /* the next replacement */
 	size_t pre = pos(p, s1->loc);
@@ -608,6 +611,10 @@ static void find_edits(Edits *e, const Stmt *s)
 			const char *name = take_name(e, m->name, "p");
 			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name, .size = m->size });
 			ren_stmts(e->o, p, s->body, m, name);
+		}
+		if (s->opt_distribute) {
+			add(e, (Edit){ .at = at, .kind = ED_EXPAND, .s = s });
+			continue; /* its loops are decided on the rewritten program */
 		}
 		if (s->opt_expand) {
 			const Mem *m = s->opt_expand;
@@ -792,6 +799,7 @@ static void no_rewrites(Stmt *s)
 		s->nopt_rename = 0;
 		s->opt_peel = false;
 		s->opt_jam_mem = 0;
+		s->opt_distribute = false;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);
 		no_rewrites(s->else_);

@@ -451,6 +451,9 @@ class Gen:
             val = '(mul (load A %s) %s)' % (par(a[0]), val)
         self.emit(ind + 3, 'store O %s %s' % (par(o), self.red(self.fop(), '(load O %s)' % par(o), val)))
         self.emit(ind + 2, '}')
+        if self.r.random() < 0.3:
+            # a statement after the reduction: the j loop is distributed first (expand.c)
+            self.emit(ind + 2, 'store O %s (mul (load O %s) 0.5)' % (par(o), par(o)))
         self.emit(ind + 1, '}')
         self.emit(ind, '}')
 

@@ -89,6 +89,11 @@ want_opt0 peel_alloc_read.uir 'loop i 127 thread {'
 want_opt0 peel_alloc_read.uir '  let i = add i_l 127'
 want_opt0 peel_partial.uir 'loop i 64 {'
 want_opt acc_after.uir 'loop i 127 thread {'
+# distribution alone, then the interchange of its first loop (docs/llvm.md, "Scalar expansion")
+want_opt distribute_row.uir "  # uir opt: run as loop kk outside loop j (interchange; the order of each element's updates is kept)"
+want_opt distribute_row.uir '    store B o (mul 1.5 (load B o))'
+if [ "$("$uir" opt "$dir/distribute_row.uir" | grep -c '^  loop j 100 {')" = 2 ]; then ok; else bad "uir opt distribute_row.uir: not two loops over j"; fi
+if [ "$("$uir" opt "$dir/distribute_carried.uir" | grep -c '^  loop j 100 {')" = 1 ]; then ok; else bad "uir opt distribute_carried.uir: distributed"; fi
 # unroll-and-jam of a reduction into memory (docs/llvm.md, "Unroll-and-jam")
 want_opt jam_mem.uir '  loop s_o 9 {'
 want_opt jam_mem.uir '      loop s_u 8 unroll {'
