@@ -6,7 +6,11 @@ with gcc -O3 (PolyBench's reference flags: no -march, one thread).
     bench/polybench.py [--uir build/src/uir] [--polybench DIR] [--runs 3] [KERNEL ...]
 
 DIR is a PolyBench/C 4.2.1 tree (default $POLYBENCH, else /tmp/pb); each .uir names its
-kernel's folder and output arrays on a line `# polybench: FOLDER ARRAY...`.
+kernel's folder and output arrays on a line `# polybench: FOLDER ARRAY...`. An ARRAY may
+end in `:lower` or `:upper` where PolyBench's print_array prints only that triangle of a
+square array, the diagonal included (cholesky's A, nussinov's table): the .uir buffer is
+the whole array, and only that triangle is compared. Arrays of PolyBench's `int` kernels
+(floyd-warshall, nussinov) are `i32` buffers, compared by value.
 
 For each kernel: PolyBench's C is built twice, once with -DPOLYBENCH_TIME (it prints the
 kernel's seconds) and once with -DPOLYBENCH_DUMP_ARRAYS and bench/polybench/pb_fprintf.c,
@@ -54,24 +58,40 @@ def pb_dump(binary):
     err = subprocess.run([binary], capture_output=True, text=True, check=True).stderr
     arrays = {}
     for m in re.finditer(r"begin dump: (\w+)(.*?)end   dump: \1", err, re.S):
-        arrays[m.group(1)] = [float.fromhex(t) for t in m.group(2).split()]
+        # "%d " of the int kernels prints decimal, pb_fprintf's "%a " hex floats
+        arrays[m.group(1)] = [float.fromhex(t) if "x" in t or "n" in t else int(t) for t in m.group(2).split()]
     return arrays
 
 
-def npy_f64(path):
+def npy(path):
     with open(path, "rb") as f:
         data = f.read()
     assert data[:6] == b"\x93NUMPY"
     hlen = struct.unpack("<H", data[8:10])[0] if data[6] == 1 else struct.unpack("<I", data[8:12])[0]
     start = (10 if data[6] == 1 else 12) + hlen
     hdr = data[:start].decode("latin1")
-    assert "'<f8'" in hdr, hdr
-    n = (len(data) - start) // 8
-    return struct.unpack(f"<{n}d", data[start:])
+    code = "d" if "'<f8'" in hdr else "i" if "'<i4'" in hdr else None
+    assert code, hdr
+    n = (len(data) - start) // struct.calcsize(code)
+    return struct.unpack(f"<{n}{code}", data[start:])
 
 
 def bits(vals):
+    if all(isinstance(v, int) for v in vals):
+        return struct.pack(f"<{len(vals)}q", *vals)
     return struct.pack(f"<{len(vals)}d", *vals)
+
+
+def triangle(vals, part):
+    """The elements of a square array that PolyBench prints, in its order."""
+    if not part:
+        return vals
+    n = math.isqrt(len(vals))
+    assert n * n == len(vals)
+    if part == "lower":
+        return [vals[i * n + j] for i in range(n) for j in range(i + 1)]
+    assert part == "upper", part
+    return [vals[i * n + j] for i in range(n) for j in range(i, n)]
 
 
 def run_uir(uir, prog, threads, extra=()):
@@ -113,7 +133,8 @@ def main():
             os.makedirs(d, exist_ok=True)
             run_uir(uir, prog, t, ["--dump", d])
             for o in outs:
-                if bits(npy_f64(os.path.join(d, o + ".npy"))) != bits(want[o]):
+                name, _, part = o.partition(":")
+                if bits(triangle(npy(os.path.join(d, name + ".npy")), part)) != bits(want[name]):
                     ok = False
         pbt, u1, un, up = [], [], [], []
         for _ in range(a.runs):
