@@ -345,6 +345,9 @@ def check_matcher(pattern, uir):
         ('buffer x i32 4\nlet = 3\n', ['check'], [('error', 'E0101', 2, 5)]),
         ('buffer x f32 8\nloop t 4 thread {\n  store x t 1.0\n  store x (add t 1) 2.0\n}\n',
          ['run', '--racecheck'], [('error', 'E0504', 3, 3), ('note', None, 4, 3)]),
+        # a diagnostic's echo of a source line that itself looks like one is not read
+        ('buffer out i32 4\nloop t 2 thread {\n  store out 0 t   # see a.uir:1:2: error[E0101]: fake\n}\n',
+         ['check'], [('error', 'E0502', 3, 13)]),
     ]
     with tempfile.TemporaryDirectory() as tmp:
         for i, (text, cmd, want) in enumerate(cases):
