@@ -37,6 +37,9 @@ typedef struct Out {
 	int nseg, capseg;
 	Ren *ren; /* sorted by AT */
 	int nren, capren;
+	const Mem **alias_of; /* the memories that the new allocs alias_name[i] stand for */
+	const char **alias_name;
+	int nalias;
 } Out;
 
 static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
@@ -610,6 +613,12 @@ static void find_edits(Edits *e, const Stmt *s)
 				continue; /* expansions inside take every access */
 			const char *name = take_name(e, m->name, "p");
 			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name, .size = m->size });
+			/* the copy of the same size stands for M in messages (a fault in the loop) */
+			Out *o = e->o;
+			o->alias_of = xrealloc(o->alias_of, (size_t)(o->nalias + 1) * sizeof *o->alias_of);
+			o->alias_name = xrealloc(o->alias_name, (size_t)(o->nalias + 1) * sizeof *o->alias_name);
+			o->alias_of[o->nalias] = m;
+			o->alias_name[o->nalias++] = name;
 			ren_stmts(e->o, p, s->body, m, name);
 		}
 		if (s->opt_distribute) {
@@ -728,6 +737,8 @@ char *opt_text(UirProgram *p, size_t *len)
 	build(&o, true);
 	free(o.seg);
 	free(o.ren);
+	free(o.alias_of);
+	free(o.alias_name);
 	*len = o.n;
 	return o.s ? o.s : xcalloc(1, 1);
 }
@@ -845,6 +856,11 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 			remap(&r, &q->bufs[i]->loc);
 		for (int i = 0; i < q->nallocs; i++)
 			remap(&r, &q->allocs[i]->loc);
+		/* a privatised copy is the user's memory: a fault names that */
+		for (int k = 0; k < o.nalias; k++)
+			for (int i = 0; i < q->nallocs; i++)
+				if (!strcmp(q->allocs[i]->name, o.alias_name[k]))
+					q->allocs[i]->name = arena_strndup(&q->arena, o.alias_of[k]->name, strlen(o.alias_of[k]->name));
 		free(q->src);
 		q->src = xmalloc(p->srclen + 1);
 		memcpy(q->src, p->src, p->srclen + 1);
@@ -855,5 +871,7 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 	free(o.s);
 	free(o.seg);
 	free(o.ren);
+	free(o.alias_of);
+	free(o.alias_name);
 	return q;
 }
