@@ -295,6 +295,11 @@ class Program:
             raise TypeError('threads must be an int from 1 to 1024, or None')
         elif not -2**31 <= threads < 2**31:
             threads = -1  # out of range: the library says so
+        if timeout is not None:
+            if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+                raise TypeError('timeout must be a number of seconds, or None')
+            if not timeout > 0:
+                raise ValueError('timeout must be more than 0 seconds, found %r' % (timeout,))
         keep = []
         cin = (_Input * max(len(inputs), 1))()
         for i, (name, value) in enumerate(inputs.items()):
@@ -317,7 +322,8 @@ class Program:
         del keep  # the run's process has its own copy
         try:
             deadline = None if timeout is None else time.monotonic() + timeout
-            while not _lib.uir_job_wait(job, 50):  # Ctrl-C: KeyboardInterrupt between slices
+            while not _lib.uir_job_wait(job, 50 if deadline is None else  # Ctrl-C: KeyboardInterrupt between slices
+                                        max(1, min(50, int((deadline - time.monotonic()) * 1000) + 1))):
                 if deadline is not None and time.monotonic() >= deadline:
                     raise Timeout('the run took more than %g s and was ended' % timeout,
                                   status=_EXIT_INTERNAL)

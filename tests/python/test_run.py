@@ -228,6 +228,23 @@ def test_timeout_ends_the_run():
     assert not children(), 'the run was not ended'
 
 
+@pytest.mark.parametrize('bad,exc', [(0, ValueError), (-1, ValueError), (float('nan'), ValueError),
+                                     ('1', TypeError), (True, TypeError)])
+def test_timeout_must_be_positive(bad, exc):
+    with pytest.raises(exc):
+        uir.loads('buffer x i32 1\n').run(timeout=bad)
+
+
+def test_short_timeout_is_kept():
+    """a timeout under the 50 ms slice ends the run after it, not after a slice"""
+    p = uir.loads(LONG)
+    t0 = time.monotonic()
+    with pytest.raises(uir.Timeout):
+        p.run(engine='interp', timeout=0.01)
+    assert time.monotonic() - t0 < 5
+    assert not children()
+
+
 def test_timeout_after_output():
     """the run printed something (the note of racecheck) and goes on: the wait keeps to its
     slices all the same"""
