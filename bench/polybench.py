@@ -5,7 +5,8 @@ with gcc -O3 (PolyBench's reference flags: no -march, one thread).
 
     bench/polybench.py [--uir build/src/uir] [--polybench DIR] [--runs 3] [KERNEL ...]
 
-DIR is a PolyBench/C 4.2.1 tree (default $POLYBENCH, else /tmp/pb); each .uir names its
+DIR is an unpacked PolyBench/C 4.2.1 tree (default $POLYBENCH; the release tarball, or the
+PolyBenchC-4.2.1 repository on GitHub); each .uir names its
 kernel's folder and output arrays on a line `# polybench: FOLDER ARRAY...`. An ARRAY may
 end in `:lower` or `:upper` where PolyBench's print_array prints only that triangle of a
 square array, the diagonal included (cholesky's A, nussinov's table): the .uir buffer is
@@ -108,10 +109,12 @@ def run_uir(uir, prog, threads, extra=()):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--uir", default="build/src/uir")
-    ap.add_argument("--polybench", default=os.environ.get("POLYBENCH", "/tmp/pb"))
+    ap.add_argument("--polybench", default=os.environ.get("POLYBENCH"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
+    if not a.polybench or not os.path.isfile(os.path.join(a.polybench, "utilities", "polybench.c")):
+        ap.error("no PolyBench/C 4.2.1 tree: give --polybench DIR or set POLYBENCH")
     uir = os.path.abspath(a.uir)
     kernels = a.kernels or sorted(f[:-4] for f in os.listdir(os.path.join(HERE, "polybench")) if f.endswith(".uir"))
     nt = os.cpu_count()

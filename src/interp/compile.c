@@ -85,16 +85,23 @@ static void set_access(Comp *c, Insn *in, const Mem *m, Loc at, const char *what
 
 /* run --racecheck: the hook after an access (FaultSite SITE, offset register OFF, N
  * elements); none where the access cannot race (outside parallel loops, private memory). */
-static void race_hook(Comp *c, const void *site, int32_t off, int n, int kind)
+/* The instruction FN (none when NULL) on AUX after an access of N elements at offset
+ * register OFF. */
+static void emit_hook(Comp *c, InsnFn fn, const void *aux, int32_t off, int n)
 {
-	InsnFn fn;
-	const void *aux = race_site(c->race, site, kind, n, c->outer > 0, c->inner > 0, &fn);
 	if (!fn)
 		return;
 	Insn *h = emit(c, fn);
 	h->a = off;
 	h->n = n;
 	h->aux = aux;
+}
+
+static void race_hook(Comp *c, const void *site, int32_t off, int n, int kind)
+{
+	InsnFn fn;
+	const void *aux = race_site(c->race, site, kind, n, c->outer > 0, c->inner > 0, &fn);
+	emit_hook(c, fn, aux, off, n);
 }
 
 /* run --traffic: the hook after an access of N elements to memory M at offset register OFF
@@ -105,12 +112,7 @@ static void traffic_hook(Comp *c, const Mem *m, const Expr *load, int32_t off, i
 		return;
 	InsnFn fn;
 	const void *aux = traffic_site(c->traffic, m, load, kind, &fn);
-	if (!fn)
-		return;
-	Insn *h = emit(c, fn);
-	h->a = off;
-	h->n = n;
-	h->aux = aux;
+	emit_hook(c, fn, aux, off, n);
 }
 
 static int32_t expr(Comp *c, const Expr *e);

@@ -161,6 +161,21 @@ static bool let_stays(const Stmt *l)
 	return !t || !stmts_name(t, l->sym);
 }
 
+/* The legality conditions on the body of loop J that the expansion of M (NULL: the
+ * distribution alone) asks for itself: every access in bounds, M scalar, no axis but
+ * `unroll`, bounds invariant in j, no let reading memory the body writes. */
+static bool body_legal(const UirProgram *p, const Stmt *j, const Mem *m)
+{
+	Ex x = { .m = m, .j = j, .ok = true, .p = p };
+	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
+	body_ok(&x, j->body);
+	for (const Stmt *t = j->body; x.ok && t; t = t->next)
+		if (t->kind == ST_LET && loads_written(&x, t->value))
+			x.ok = false;
+	free(x.written);
+	return x.ok;
+}
+
 typedef struct Only {
 	const Mem *m;
 } Only;
@@ -227,14 +242,7 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	if (!reduction)
 		return NULL;
 	bool outside, peel; /* other uses of m keep it: the expansion replaces j's alone */
-	Ex x = { .m = m, .j = j, .ok = true, .p = p };
-	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
-	body_ok(&x, j->body);
-	for (const Stmt *t = j->body; x.ok && t; t = t->next)
-		if (t->kind == ST_LET && loads_written(&x, t->value))
-			x.ok = false;
-	free(x.written);
-	if (!x.ok || !rewrite_layout_ok(p, j, m) || !mem_private(o, j, m, &outside, &peel) || peel)
+	if (!body_legal(p, j, m) || !rewrite_layout_ok(p, j, m) || !mem_private(o, j, m, &outside, &peel) || peel)
 		return NULL;
 	Only only = { m };
 	if (!loop_independent(p, j, only_m, &only))
@@ -269,12 +277,5 @@ bool distribute_candidate(OptCtx *o, Stmt *j)
 	}
 	if (!pays || groups < 2)
 		return false; /* one group: the interchange alone (interchange.c) */
-	Ex x = { .m = NULL, .j = j, .ok = true, .p = p };
-	x.written = xcalloc((size_t)(p->nbufs + p->nallocs) + 1, sizeof *x.written);
-	body_ok(&x, j->body);
-	for (const Stmt *t = j->body; x.ok && t; t = t->next)
-		if (t->kind == ST_LET && loads_written(&x, t->value))
-			x.ok = false;
-	free(x.written);
-	return x.ok && rewrite_layout_ok(p, j, NULL) && loop_independent(p, j, NULL, NULL);
+	return body_legal(p, j, NULL) && rewrite_layout_ok(p, j, NULL) && loop_independent(p, j, NULL, NULL);
 }

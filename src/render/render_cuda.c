@@ -274,6 +274,16 @@ static void write_host_kernel(Emitter *E, Str *o)
  * clock, bus width and L2 size (`uir-device: ...`, for the bandwidth bound `uir test`
  * computes), then the best time of each (`uir-time: ...`); a launch that differs prints
  * `uir-check: ...` and exits 1. Nothing is printed on standard output. */
+/* The device copy of buffer I in a main: its pointer, cudaMalloc'ed. */
+static void device_buffer(Emitter *E, Str *o, int i)
+{
+	const Mem *m = E->p->bufs[i];
+	const char *n = E->bufs[i].cname;
+	str_printf(o, "\t%s *uir_d_%s;\n", ctype(m->ty), n);
+	str_printf(o, "\tuir_cuda_check(cudaMalloc((void **)&uir_d_%s, sizeof *%s * %lld), \"cudaMalloc\");\n", n, n,
+		   (long long)m->size);
+}
+
 static void write_timing_main(Emitter *E, Str *o)
 {
 	UirProgram *p = E->p;
@@ -382,13 +392,8 @@ static void write_timing_main(Emitter *E, Str *o)
 		str_printf(o, "\", \"%s\", %lld, uir_w_%s);\n", uir_type_npy_descr(m->ty), (long long)m->size,
 			   E->bufs[i].cname);
 	}
-	for (int i = 0; i < p->nbufs; i++) {
-		const Mem *m = p->bufs[i];
-		const char *n = E->bufs[i].cname;
-		str_printf(o, "\t%s *uir_d_%s;\n", ctype(m->ty), n);
-		str_printf(o, "\tuir_cuda_check(cudaMalloc((void **)&uir_d_%s, sizeof *%s * %lld), \"cudaMalloc\");\n", n, n,
-			   (long long)m->size);
-	}
+	for (int i = 0; i < p->nbufs; i++)
+		device_buffer(E, o, i);
 	str_put(o, "\tsize_t uir_words;\n\tint uir_grid;\n\tuir_time_device(&uir_words, &uir_grid);\n");
 	str_put(o, "\tunsigned int *uir_flush;\n"
 		   "\tuir_cuda_check(cudaMalloc((void **)&uir_flush, uir_words * sizeof *uir_flush), \"cudaMalloc\");\n");
@@ -491,9 +496,7 @@ static void write_main(Emitter *E, Str *o)
 	for (int i = 0; i < p->nbufs; i++) {
 		const Mem *m = p->bufs[i];
 		const char *n = E->bufs[i].cname;
-		str_printf(o, "\t%s *uir_d_%s;\n", ctype(m->ty), n);
-		str_printf(o, "\tuir_cuda_check(cudaMalloc((void **)&uir_d_%s, sizeof *%s * %lld), \"cudaMalloc\");\n", n, n,
-			   (long long)m->size);
+		device_buffer(E, o, i);
 		str_printf(o, "\tuir_cuda_check(cudaMemcpy(uir_d_%s, %s, sizeof *%s * %lld, cudaMemcpyHostToDevice), "
 			      "\"cudaMemcpy\");\n", n, n, n, (long long)m->size);
 	}
