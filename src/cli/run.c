@@ -370,7 +370,7 @@ static int run_file(const RunArgs *a)
 	if (rc == UIR_EXIT_OK && plan.traffic_out)
 		print_traffic(p, plan.traffic_out);
 	times.output = uir_now_ms() - t1;
-	if (a->time)
+	if (a->time && times.engine) /* an engine ran (a fault in the run included) */
 		engine_print_times(stderr, &times);
 	buffers_free(p, data);
 	free(plan.traffic_out);

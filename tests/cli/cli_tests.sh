@@ -43,6 +43,11 @@ expect 1 'error\[E0601\]' "$uir" run --repeat 5 "$tmp/fault.uir"
 if [ "$(grep -c E0601 "$tmp/err")" = 1 ] && [ ! -s "$tmp/out" ]; then ok; else bad "--repeat 5 of a fault: $(cat "$tmp/err")"; fi
 # --racecheck --time says how long the checked run took
 expect 0 'time (interp, racecheck):.*execution [0-9.]* ms' "$uir" run --racecheck --time "$tmp/acc.uir"
+# ... a fault in the run too; nothing when no engine ran (an error in the set-up)
+expect 1 'time (interp):.*execution' "$uir" run --engine interp --time "$tmp/fault.uir"
+if "$uir" run --time --input "x=$tmp/nosuch.npy" "$tmp/ok.uir" 2>&1 | grep -q 'time ('; then
+	bad "run --time printed times after an error in the set-up"
+else ok; fi
 # ---- run --seed S: every `random` buffer drawn from S, in its type and range; the rest as
 # written; the check value of seed 3, buffer 0, element 0 (docs/commands.md) ----
 printf 'buffer a f32 3 = random 5\nbuffer b i32 4 = iota\nbuffer c i8 6 = random 9 -3 3\nbuffer d bool 5 = random 2\nbuffer e f64 2 = random 1 10 11\nbuffer f u64 2 = random 4\n' > "$tmp/seeds.uir"
