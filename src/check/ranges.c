@@ -487,10 +487,11 @@ typedef struct Exact {
 	const Stmt *ifs[RANGE_ISL_DEPTH];
 	bool thens[RANGE_ISL_DEPTH];
 	int nifs;
-	bool deep; /* nested past RANGE_ISL_DEPTH: nothing asked */
+	bool deep; /* inside more than RANGE_ISL_DEPTH loops: nothing asked */
 } Exact;
 
-/* Whether E, lets inlined, loads nothing. */
+/* Whether E, lets inlined, loads nothing: an offset that loads is never shown in bounds
+ * (isl_in_bounds() translates no load), so it is not asked and spends no question. */
 static bool loads_nothing(const Expr *e, int depth)
 {
 	if (depth > 64)
@@ -544,37 +545,35 @@ static void exact_stmts(Exact *x, Stmt *s)
 				s->in_bounds = ask_in_bounds(x, s->off, s->kind == ST_STORE && s->width > 1 ? s->width : 1,
 							     s->mem->size);
 			break;
-		case ST_LOOP:
+		case ST_LOOP: {
 			exact_expr(x, s->value);
-			if (x->nloops == RANGE_ISL_DEPTH) {
+			if (x->nloops == RANGE_ISL_DEPTH) { /* its index could not be named */
+				bool deep = x->deep;
 				x->deep = true;
 				exact_stmts(x, s->body);
-				x->deep = false;
+				x->deep = deep;
 				break;
 			}
 			x->loops[x->nloops++] = s;
 			exact_stmts(x, s->body);
 			x->nloops--;
 			break;
-		case ST_IF: {
+		}
+		case ST_IF:
+			/* past RANGE_ISL_DEPTH an if is left out, which only makes the set larger; so
+			 * is a condition that loads (isl_in_bounds() never translates a load) */
 			exact_expr(x, s->cond);
-			/* a condition that loads is left out (the set only grows): its translation
-			 * would read INIT values that `run --input` can replace */
-			bool deep = x->deep, use = loads_nothing(s->cond, 0);
-			if (use && x->nifs == RANGE_ISL_DEPTH)
-				x->deep = true;
 			for (int b = 0; b < 2; b++) {
-				if (use && !x->deep) {
+				bool push = x->nifs < RANGE_ISL_DEPTH;
+				if (push) {
 					x->ifs[x->nifs] = s;
 					x->thens[x->nifs++] = b == 0;
 				}
 				exact_stmts(x, b == 0 ? s->then_ : s->else_);
-				if (use && !x->deep)
+				if (push)
 					x->nifs--;
 			}
-			x->deep = deep;
 			break;
-		}
 		default:
 			break;
 		}

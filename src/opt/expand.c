@@ -127,25 +127,13 @@ static bool loads_written(const Ex *x, const Expr *e)
 	return false;
 }
 
-/* Whether E (lets not inlined) names Y. */
-static bool names(const Expr *e, const Sym *y)
-{
-	if (e->kind == EX_NAME)
-		return e->sym == y;
-	if (e->kind != EX_OP)
-		return false;
-	for (int i = 0; i < e->nargs; i++)
-		if (names(e->args[i], y))
-			return true;
-	return false;
-}
-
+/* Whether the statements S (and below) use the value of Y. */
 static bool stmts_name(const Stmt *s, const Sym *y)
 {
 	for (; s; s = s->next) {
-		if ((s->value && names(s->value, y)) || (s->off && names(s->off, y)) || (s->val && names(s->val, y)) ||
-		    (s->cond && names(s->cond, y)) || stmts_name(s->body, y) || stmts_name(s->then_, y) ||
-		    stmts_name(s->else_, y))
+		if ((s->value && expr_refers_to(s->value, y)) || (s->off && expr_refers_to(s->off, y)) ||
+		    (s->val && expr_refers_to(s->val, y)) || (s->cond && expr_refers_to(s->cond, y)) ||
+		    stmts_name(s->body, y) || stmts_name(s->then_, y) || stmts_name(s->else_, y))
 			return true;
 	}
 	return false;

@@ -111,6 +111,11 @@ static bool refers_to(const Expr *e, const Sym *y, int depth)
 	return false;
 }
 
+bool expr_refers_to(const Expr *e, const Sym *y)
+{
+	return refers_to(e, y, 0);
+}
+
 /* How the normal form N depends on j. */
 typedef struct JUse {
 	int64_t coef;   /* the coefficient of the term j */

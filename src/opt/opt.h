@@ -86,6 +86,9 @@ int64_t mem_accesses(const Stmt *s, const Mem *m);
  * distributed (docs/llvm.md, "Scalar expansion"), else NULL. */
 Mem *expand_candidate(OptCtx *o, Stmt *j);
 
+/* interchange.c: whether E, lets inlined, uses the value of Y (true, too, past 64 levels
+ * of lets). */
+bool expr_refers_to(const Expr *e, const Sym *y);
 /* interchange.c: whether E, a loop bound, is an integer literal or loads nothing and names
  * only what is defined outside loop J (not J's index, not its lets): the same value
  * wherever in J's nest it is evaluated. */

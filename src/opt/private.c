@@ -253,16 +253,22 @@ int64_t mem_accesses(const Stmt *s, const Mem *m)
 	return n;
 }
 
+/* The accesses of alloc M in the whole program, counted once (OptCtx.accesses). */
+static int64_t all_accesses(OptCtx *o, const Mem *m)
+{
+	int key = o->p->nbufs + m->index;
+	if (o->accesses[key] < 0)
+		o->accesses[key] = mem_accesses(o->p->top, m);
+	return o->accesses[key];
+}
+
 bool mem_private(OptCtx *o, const Stmt *loop, const Mem *m, bool *outside, bool *peel)
 {
 	*peel = false;
 	if (m->home || (int64_t)uir_type_size(m->ty) * m->size > OPT_PRIVATE_BYTES)
 		return false;
 	if (m->is_alloc) {
-		int key = o->p->nbufs + m->index;
-		if (o->accesses[key] < 0)
-			o->accesses[key] = mem_accesses(o->p->top, m);
-		*outside = mem_accesses(loop->body, m) != o->accesses[key];
+		*outside = mem_accesses(loop->body, m) != all_accesses(o, m);
 	} else {
 		*outside = true; /* a buffer's values after the program are printed */
 	}
@@ -286,10 +292,7 @@ bool thread_homes_ok(OptCtx *o, Stmt *loop, const Mem *skip)
 		const Mem *m = cap->mems[i];
 		if (!m->is_alloc || m->home || m == skip)
 			continue;
-		int key = o->p->nbufs + m->index;
-		if (o->accesses[key] < 0)
-			o->accesses[key] = mem_accesses(o->p->top, m);
-		if (mem_accesses(loop->body, m) == o->accesses[key] && !covered_run(m, loop->body, NULL))
+		if (mem_accesses(loop->body, m) == all_accesses(o, m) && !covered_run(m, loop->body, NULL))
 			return false; /* it would be homed there, and an iteration reads what another left */
 	}
 	return true;

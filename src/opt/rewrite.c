@@ -37,10 +37,19 @@ typedef struct Out {
 	int nseg, capseg;
 	Ren *ren; /* sorted by AT */
 	int nren, capren;
-	const Mem **alias_of; /* the memories that the new allocs alias_name[i] stand for */
-	const char **alias_name;
+	struct Alias {
+		const Mem *of;    /* the memory that the new alloc NAME stands for */
+		const char *name;
+	} *alias;
 	int nalias;
 } Out;
+
+static void out_free(Out *o)
+{
+	free(o->seg);
+	free(o->ren);
+	free(o->alias);
+}
 
 static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
 {
@@ -176,6 +185,15 @@ static bool rest_blank(const UirProgram *p, size_t at)
 	while (at < p->srclen && blank(p->src[at]))
 		at++;
 	return at >= p->srclen || p->src[at] == '\n' || p->src[at] == '#';
+}
+
+/* The blanks that start the line holding AT, in P's arena. */
+static const char *line_indent(UirProgram *p, size_t at)
+{
+	size_t ls = line_start(p, at), e = ls;
+	while (blank(p->src[e]))
+		e++;
+	return arena_strndup(&p->arena, p->src + ls, e - ls);
 }
 
 /* Whether only blanks precede AT on its line. */
@@ -348,7 +366,7 @@ static void jammed_loop(Out *o, const Stmt *j, const char *name, const char *jo,
 	UirProgram *p = o->p;
 	const Mem *m = j->opt_expand;
 	int u = j->opt_jam;
-	size_t j0 = pos(p, j->loc), ls = line_start(p, j0);
+	size_t j0 = pos(p, j->loc);
 	size_t ob = brace_after(p, j0), hdr_end = next_line(p, ob);
 	size_t cb = matching(p, ob), cb_ls = line_start(p, cb);
 	const Stmt *s1 = j->body, *t = NULL;
@@ -367,7 +385,7 @@ static void jammed_loop(Out *o, const Stmt *j, const char *name, const char *jo,
 	qsort(x.v, (size_t)x.n, sizeof *x.v, by_at);
 	int k = 0;
 	size_t pre = line_start(p, pos(p, s1->loc));
-	const char *ind = arena_strndup(&p->arena, p->src + ls, j0 - ls);
+	const char *ind = line_indent(p, j0); /* the loop starts its line (rewrite_layout_ok()) */
 	const char *jn = j->sym->name;
 	const char *let = fmt_str(&p->arena, "let %s = add (mul %s %d) %s\n", jn, jo, u, ju);
 	gen(o, fmt_str(&p->arena, "loop %s %lld %s{\n%s  loop %s %d {\n%s    %s", jo, (long long)(j->bound_lit / u),
@@ -399,12 +417,12 @@ static void jam_mem_loop(Out *o, const Stmt *j, const char *jo, const char *ju, 
 	const Stmt *k = j->body;
 	while (k->kind == ST_LET)
 		k = k->next;
-	size_t j0 = pos(p, j->loc), ls = line_start(p, j0);
+	size_t j0 = pos(p, j->loc);
 	size_t ob = brace_after(p, j0), hdr_end = next_line(p, ob), cb = matching(p, ob), cb_ls = line_start(p, cb);
 	size_t k0 = pos(p, k->loc), k_ls = line_start(p, k0);
 	size_t k_ob = brace_after(p, k0), k_hdr_end = next_line(p, k_ob);
 	size_t k_cb = matching(p, k_ob), k_cb_ls = line_start(p, k_cb), k_end = next_line(p, k_cb);
-	const char *ind = arena_strndup(&p->arena, p->src + ls, j0 - ls);
+	const char *ind = line_indent(p, j0); /* the loop starts its line (rewrite_layout_ok()) */
 	const char *jn = j->sym->name;
 	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", jo, (long long)(n / u)), j0);
 	copy(o, k_ls, k_hdr_end); /* loop k K { */
@@ -615,10 +633,8 @@ static void find_edits(Edits *e, const Stmt *s)
 			add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = name, .size = m->size });
 			/* the copy of the same size stands for M in messages (a fault in the loop) */
 			Out *o = e->o;
-			o->alias_of = xrealloc(o->alias_of, (size_t)(o->nalias + 1) * sizeof *o->alias_of);
-			o->alias_name = xrealloc(o->alias_name, (size_t)(o->nalias + 1) * sizeof *o->alias_name);
-			o->alias_of[o->nalias] = m;
-			o->alias_name[o->nalias++] = name;
+			o->alias = xrealloc(o->alias, (size_t)(o->nalias + 1) * sizeof *o->alias);
+			o->alias[o->nalias++] = (struct Alias){ m, name };
 			ren_stmts(e->o, p, s->body, m, name);
 		}
 		if (s->opt_distribute) {
@@ -698,11 +714,9 @@ static void build(Out *o, bool comments)
 			from = d->end;
 			break;
 		case ED_PEEL: {
-			size_t at = pos(p, d->s->loc), ind = line_start(p, at), ob = brace_after(p, at);
+			size_t at = pos(p, d->s->loc), ob = brace_after(p, at);
 			size_t cb = d->at - 1, b0 = ob + 1;
-			while (blank(p->src[ind]))
-				ind++;
-			const char *in = fmt_str(&p->arena, "%.*s", (int)(ind - line_start(p, at)), p->src + line_start(p, at));
+			const char *in = line_indent(p, at);
 			gen(o, fmt_str(&p->arena, "\n%sloop %s 1 {\n%s  let %s = add %s %lld\n", in, d->name, in,
 				       d->s->sym->name, d->name, (long long)d->s->bound_lit - 1), at);
 			if (rest_blank(p, b0))
@@ -735,10 +749,7 @@ char *opt_text(UirProgram *p, size_t *len)
 {
 	Out o = { .p = p };
 	build(&o, true);
-	free(o.seg);
-	free(o.ren);
-	free(o.alias_of);
-	free(o.alias_name);
+	out_free(&o);
 	*len = o.n;
 	return o.s ? o.s : xcalloc(1, 1);
 }
@@ -859,8 +870,8 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 		/* a privatised copy is the user's memory: a fault names that */
 		for (int k = 0; k < o.nalias; k++)
 			for (int i = 0; i < q->nallocs; i++)
-				if (!strcmp(q->allocs[i]->name, o.alias_name[k]))
-					q->allocs[i]->name = arena_strndup(&q->arena, o.alias_of[k]->name, strlen(o.alias_of[k]->name));
+				if (!strcmp(q->allocs[i]->name, o.alias[k].name))
+					q->allocs[i]->name = arena_strndup(&q->arena, o.alias[k].of->name, strlen(o.alias[k].of->name));
 		free(q->src);
 		q->src = xmalloc(p->srclen + 1);
 		memcpy(q->src, p->src, p->srclen + 1);
@@ -869,9 +880,6 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 		q->nlines = 0;
 	}
 	free(o.s);
-	free(o.seg);
-	free(o.ren);
-	free(o.alias_of);
-	free(o.alias_name);
+	out_free(&o);
 	return q;
 }
