@@ -99,15 +99,6 @@ cp "$S/saxpy_speed.ref.cu" "$WORK/t/at_speed.ref.cu"
 cp "$S/saxpy_speed.ref.cu" "$WORK/t/over_speed.ref.cu"
 cp "$SRCROOT/tests/programs/spec/stencil_1d.uir" "$WORK/t/"
 
-checks=0
-failed=0
-ok() { checks=$((checks + 1)); }
-bad() {
-	checks=$((checks + 1))
-	failed=$((failed + 1))
-	echo "FAILED: $*"
-}
-want() { grep -qE -- "$1" "$WORK/out" && ok || bad "$2: no line matching '$1' in: $(cat "$WORK/out")"; }
 
 cd "$WORK/t" || exit 1
 
@@ -153,5 +144,4 @@ rc=$?
 want '^PASS saxpy_speed\.uir \(cuda: emulator; cuda speed: no GPU, build only \(nvcc\)\)$' "no gpu: speed builds only"
 grep -q -- '-arch=sm_90 .*-DUIR_TIME' "$FAKE_LOG" && ok || bad "no gpu: nvcc -arch=sm_90: $(cat "$FAKE_LOG")"
 
-echo "$((checks - failed)) of $checks checks passed"
-[ $failed -eq 0 ]
+checks_done

@@ -68,14 +68,6 @@ exec $CXX "\$@"
 EOF
 chmod +x "$WORK/bin/uir" "$WORK/bin/no-pch-cxx" "$WORK/bin/bad-pch-cxx"
 
-checks=0
-failed=0
-ok() { checks=$((checks + 1)); }
-bad() {
-	checks=$((checks + 1))
-	failed=$((failed + 1))
-	echo "FAILED: $*"
-}
 
 # run NAME [VAR=VALUE...]: uir test on the tests, its output with the temporary folders
 # blanked (they differ from run to run) in $WORK/NAME.out, sorted
@@ -174,5 +166,4 @@ if command -v clang++ >/dev/null 2>&1; then
 	[ "$(find "$WORK/cache5" -name 'uir_cuda_emu.h.pch' | wc -l)" -eq 1 ] && ok || bad "clang++: no .pch in the cache"
 fi
 
-echo "$((checks - failed)) of $checks checks passed"
-[ $failed -eq 0 ]
+checks_done
