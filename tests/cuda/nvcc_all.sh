@@ -68,15 +68,18 @@ for f in "${files[@]}"; do
 	fi
 done
 
-# One translation unit per group.
+# group WHAT K...: a new group, one translation unit of the renderings K (WHAT in its
+# header comment), each in a namespace; its number in $groups, its files $g.*.
 groups=0
-for ((i = 0; i < ${#ok[@]}; i += GROUP)); do
+group() {
 	groups=$((groups + 1))
 	g="$WORK/group$groups"
+	local what=$1
+	shift
 	{
-		echo "/* nvcc_all.sh: $GROUP renderings in one translation unit, each in a namespace */"
+		echo "/* nvcc_all.sh: $what, each in a namespace */"
 		printf '#include <%s>\n' stdint.h math.h stdio.h stdlib.h string.h
-		for k in "${ok[@]:i:GROUP}"; do
+		for k in "$@"; do
 			echo "namespace uir_t$k {"
 			echo "#define main uir_main"
 			echo "#include \"$WORK/p$k.cu\""
@@ -84,7 +87,12 @@ for ((i = 0; i < ${#ok[@]}; i += GROUP)); do
 			echo "}"
 		done
 	} >"$g.cu"
-	printf '%s\n' "${ok[@]:i:GROUP}" >"$g.members"
+	printf '%s\n' "$@" >"$g.members"
+}
+
+# One translation unit per group.
+for ((i = 0; i < ${#ok[@]}; i += GROUP)); do
+	group "$GROUP renderings in one translation unit" "${ok[@]:i:GROUP}"
 done
 
 # The `# cuda speed` renderings once more with -DUIR_TIME (their timing main), in a group of
@@ -94,20 +102,7 @@ for k in "${ok[@]}"; do
 	sed -n '/^[^#]/q;p' "$(cat "$WORK/p$k.name")" | grep -Eq '^# cuda speed: ' && timed+=("$k")
 done
 if [ ${#timed[@]} -gt 0 ]; then
-	groups=$((groups + 1))
-	g="$WORK/group$groups"
-	{
-		echo "/* nvcc_all.sh: the timing mains of the # cuda speed renderings, each in a namespace */"
-		printf '#include <%s>\n' stdint.h math.h stdio.h stdlib.h string.h
-		for k in "${timed[@]}"; do
-			echo "namespace uir_t$k {"
-			echo "#define main uir_main"
-			echo "#include \"$WORK/p$k.cu\""
-			echo "#undef main"
-			echo "}"
-		done
-	} >"$g.cu"
-	printf '%s\n' "${timed[@]}" >"$g.members"
+	group "the timing mains of the # cuda speed renderings" "${timed[@]}"
 	echo -DUIR_TIME >"$g.flags"
 fi
 
