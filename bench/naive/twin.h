@@ -11,14 +11,13 @@
 #ifndef NAIVE_TWIN_H
 #define NAIVE_TWIN_H
 
-#define _DEFAULT_SOURCE /* madvise */
+#define _POSIX_C_SOURCE 200809L
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 
 #include "../../runtime/uir_init.h"
 #include "../../runtime/uir_print.h"
@@ -30,27 +29,17 @@ static inline double twin_now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* N zero elements of SIZE bytes, 64-byte aligned, made as `uir run` makes its buffers
- * (src/cli/buffers.c): calloc's lazily zeroed pages, and transparent huge pages asked for
- * from 4 MiB, so that a kernel writing a zero buffer pays the same first-touch page faults
- * in the twin as in uir. The pointer is never freed. */
+/* N zero bytes' worth of elements, 64-byte aligned, every page written (as uir's). */
 static inline void *twin_alloc(size_t n, size_t size)
 {
-	size_t bytes = n * size;
-	char *raw = calloc(1, bytes + 64);
-	if (!raw) {
+	size_t bytes = (n * size + 63) / 64 * 64;
+	void *p = aligned_alloc(64, bytes);
+	if (!p) {
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
-#ifdef MADV_HUGEPAGE
-	if (bytes >= ((size_t)4 << 20)) {
-		uintptr_t lo = ((uintptr_t)raw + ((size_t)2 << 20) - 1) & ~(uintptr_t)(((size_t)2 << 20) - 1);
-		uintptr_t hi = ((uintptr_t)raw + bytes + 64) & ~(uintptr_t)(((size_t)2 << 20) - 1);
-		if (hi > lo)
-			(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-	}
-#endif
-	return (void *)(((uintptr_t)raw + 64) & ~(uintptr_t)63);
+	memset(p, 0, bytes);
+	return p;
 }
 
 /* An f32 buffer `= random SEED` (values in [-1, 1)). */
