@@ -58,6 +58,7 @@ typedef struct Code {
 	bool strict;
 	bool exact;          /* the exact analysis decides what the rules reject */
 	bool rules_only;     /* rules_accept(): no exact analysis, not even for a message's advice */
+	bool rules_need_check; /* rules_accept(): the rules wanted an overflow check on entry */
 	Access *acc;
 	int nacc, cap;
 	NormCtx nc;
@@ -1047,6 +1048,10 @@ static const char *acc_desc(Code *c, const Access *a)
  * run checks that the largest offset fits in i32 (docs/language.md 7.4.2). */
 static void record_overflow_check(Code *c, const Access *a, const Digit *d, int n)
 {
+	if (c->rules_only) { /* rules_accept(): the loop has no such check; the rules do not decide */
+		c->rules_need_check = true;
+		return;
+	}
 	int64_t base = a->norm.c0, v;
 	for (int j = 0; j < n - 1; j++) {
 		if (__builtin_mul_overflow(d[j].coef, d[j].largest, &v) || __builtin_add_overflow(base, v, &base))
@@ -1476,9 +1481,10 @@ bool loop_independent(UirProgram *p, Stmt *loop, bool (*exempt)(void *ctx, const
 
 /* Whether the rules alone (the digit rule, docs/language.md 7.5) accept M's accesses in C,
  * none of them atomic or in a one-thread branch (the two exemptions that allow two
- * iterations on one element): then no two iterations touch one element of M, without the
- * exact analysis (whose ISL question costs milliseconds on a big nest). Leaves no
- * diagnostic behind. */
+ * iterations on one element) and none needing the check on entry that its offsets fit in
+ * i32 (which a plain loop does not make: record_overflow_check()): then no two iterations
+ * touch one element of M, without the exact analysis (whose ISL question costs
+ * milliseconds on a big nest). Leaves no diagnostic and no check behind. */
 static bool rules_accept(Code *c, Mem *m)
 {
 	for (int j = mbeg(c, m); j < mend(c, m); j++) {
@@ -1488,9 +1494,10 @@ static bool rules_accept(Code *c, Mem *m)
 	}
 	int before = diag_pending(c->p);
 	c->rules_only = true;
+	c->rules_need_check = false;
 	rules_memory(c, m);
 	c->rules_only = false;
-	bool ok = diag_pending(c->p) == before;
+	bool ok = diag_pending(c->p) == before && !c->rules_need_check;
 	diag_truncate(c->p, before);
 	return ok;
 }
@@ -1548,9 +1555,20 @@ LoopConflict loop_conflict(UirProgram *p, const Stmt *loop, const Mem *m, const 
 {
 	*witness = NULL;
 	const Stmt *same = same_element_store(loop, m);
-	if (same) {
-		*witness = fmt_str(&p->arena, "iterations %s=0 and %s=1 both write %s at one offset (line %d)",
-				   loop->sym->name, loop->sym->name, m->name, same->loc.line);
+	if (same) { /* the element, with every loop around the store at 0 */
+		const Sym *syms[64];
+		int64_t zeros[64] = { 0 };
+		int n = 0;
+		for (const Stmt *a = same->parent; a && n < 64; a = a->parent)
+			if (a->kind == ST_LOOP)
+				syms[n++] = a->sym;
+		EvalEnv env = { syms, zeros, n, false };
+		int64_t at;
+		*witness = eval_int(same->off, &env, &at)
+			? fmt_str(&p->arena, "iterations %s=0 and %s=1 both write %s[%lld] (lines %d and %d)", loop->sym->name,
+				  loop->sym->name, m->name, (long long)at, same->loc.line, same->loc.line)
+			: fmt_str(&p->arena, "iterations %s=0 and %s=1 both write one element of %s (lines %d and %d)",
+				  loop->sym->name, loop->sym->name, m->name, same->loc.line, same->loc.line);
 		return LC_CONFLICT;
 	}
 	Code c;
