@@ -203,7 +203,7 @@ static void store(L *l, const Stmt *s)
 	LLVMValueRef off = lower_expr(l, s->off);
 	LLVMValueRef v = lower_expr(l, s->val);
 	const char *what = msg_store_what(&l->p->arena, s);
-	LLVMValueRef addr = lower_address(l, s->mem, off, s->in_bounds, s->width, s->loc, what);
+	LLVMValueRef addr = lower_address(l, s->mem, off, s->in_bounds || block_checked(l, s), s->width, s->loc, what);
 	LLVMValueRef st = LLVMBuildStore(l->b, to_memory(l, v, s->mem->ty, s->width), addr);
 	LLVMSetAlignment(st, (unsigned)uir_type_size(s->mem->ty));
 }
@@ -271,7 +271,8 @@ static void atomic(L *l, const Stmt *s)
 	LLVMValueRef off = lower_expr(l, s->off);
 	LLVMValueRef v = lower_expr(l, s->val);
 	const Mem *m = s->mem;
-	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds, 1, s->loc, msg_store_what(&l->p->arena, s));
+	LLVMValueRef addr = lower_address(l, m, off, s->in_bounds || block_checked(l, s), 1, s->loc,
+					  msg_store_what(&l->p->arena, s));
 	bool sg = type_is_signed(m->ty);
 	bool shared = l->gpu || (l->fn->par && m->home != l->fn->par && !(l->own_copy && l->own_copy[mem_slot(l, m)]));
 	bool fl = type_is_float(m->ty);
@@ -517,9 +518,15 @@ static void grid_loop(L *l, const Stmt *s)
 /* Builds @NAME.iter: one iteration of the parallel loop S. Parameters: the index, the
  * worker, then the context's fields FT: the scratch pointer, the captured memories, the
  * captured values. */
+/* What build_iter() builds: the body as written, the body with the accesses of a
+ * BlockCheck left unchecked, or that BlockCheck's test (1: every access in bounds). */
+typedef enum { ITER_BODY, ITER_AHEAD, ITER_TEST } IterKind;
+
 static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool *atomic, const int64_t *copy,
-			       int64_t copy_stride, int nmems, const Homes *h, const LLVMTypeRef *ft)
+			       int64_t copy_stride, int nmems, const Homes *h, const LLVMTypeRef *ft, IterKind kind,
+			       const BlockCheck *bc)
 {
+	static const char *const suffix[] = { "iter", "iter.ahead", "test" };
 	const Captures *c = s->cap;
 	int np = 3 + nmems + c->nsyms;
 	LLVMTypeRef *pt = xmalloc((size_t)np * sizeof *pt);
@@ -527,7 +534,7 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	pt[1] = l->t_i32;
 	for (int k = 0; k < 1 + nmems + c->nsyms; k++)
 		pt[2 + k] = ft[k]; /* scratch, memories, captured values */
-	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.iter", s->sym->name),
+	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.%s", s->sym->name, suffix[kind]),
 					  LLVMFunctionType(l->t_i64, pt, (unsigned)np, 0));
 	free(pt);
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
@@ -560,6 +567,15 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 		l->memptr[mems[k]] = LLVMBuildInBoundsGEP2(l->b, l->t_i8, l->memptr[mems[k]], &at, 1, "own");
 		l->own_copy[mems[k]] = true;
 	}
+	if (kind == ITER_TEST) { /* block_check_plan(): no homes, no grid */
+		l->val[s->sym->slot] = idx;
+		LLVMValueRef ok = LLVMBuildZExt(l->b, block_check_lower(l, bc), l->t_i64, "");
+		for (int k = 0; k < nmems; k++)
+			l->own_copy[mems[k]] = false;
+		fn_close(l);
+		LLVMBuildRet(l->b, ok);
+		return fn;
+	}
 	zero_homes(l, s, h, scratch, worker);
 	if (s->axis == AX_GLOBAL && s->ndims > 1) {
 		l->grid_flat = idx;
@@ -567,7 +583,9 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	} else {
 		l->val[s->sym->slot] = idx;
 	}
+	l->checked_ahead = kind == ITER_AHEAD ? bc : NULL;
 	lower_stmts(l, s->body);
+	l->checked_ahead = NULL;
 	l->grid_flat = NULL;
 	for (int k = 0; k < nmems; k++)
 		l->own_copy[mems[k]] = false;
@@ -575,12 +593,46 @@ static LLVMValueRef build_iter(L *l, const Stmt *s, const int *mems, const bool 
 	return fn;
 }
 
+/* Calls ITER(i, ARGS[1..]) for i = FROM .. TO-1 in order (FROM < TO), at the builder;
+ * a nonzero code goes to FAULT with the code added to FAULT's phi CODES; else the builder
+ * ends after the loop. */
+static void call_range(L *l, LLVMValueRef fn, LLVMValueRef iter, LLVMValueRef *args, int na, LLVMValueRef from,
+		       LLVMValueRef to, LLVMBasicBlockRef fault, LLVMValueRef codes, const char *name)
+{
+	LLVMBasicBlockRef pre = LLVMGetInsertBlock(l->b);
+	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(l->cx, fn, name);
+	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(l->cx, fn, "next");
+	LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(l->cx, fn, "after");
+	LLVMBuildBr(l->b, loop);
+	LLVMPositionBuilderAtEnd(l->b, loop);
+	LLVMValueRef i = LLVMBuildPhi(l->b, l->t_i32, "i");
+	args[0] = i;
+	LLVMValueRef code = LLVMBuildCall2(l->b, LLVMGlobalGetValueType(iter), iter, args, (unsigned)na, "code");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, code, i64c(l, 0), ""), fault, next);
+	LLVMBasicBlockRef at = loop;
+	LLVMAddIncoming(codes, &code, &at, 1);
+	LLVMPositionBuilderAtEnd(l->b, next);
+	LLVMValueRef i1 = LLVMBuildNSWAdd(l->b, i, LLVMConstInt(l->t_i32, 1, 0), "");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, i1, to, ""), loop, after);
+	LLVMValueRef in_v[2] = { from, i1 };
+	LLVMBasicBlockRef in_b[2] = { pre, next };
+	LLVMAddIncoming(i, in_v, in_b, 2);
+	LLVMPositionBuilderAtEnd(l->b, after);
+}
+
+enum { BLOCK_ITERATIONS = 1024 }; /* a block of iterations checked ahead (block_check.c) */
+
 /* Builds @NAME.chunk(ctx, lo, hi, worker), a uir_chunk_fn: unpacks the context struct CT
  * once and calls ITER for i = lo .. hi-1 in order, returning the first nonzero code (a
  * fault: the iterations after it in the chunk do not run), else 0. ITER, internal and
  * called once, is inlined: the chunk's loop is an ordinary loop that LLVM can vectorise,
- * not a call through a pointer per iteration. */
-static LLVMValueRef build_chunk(L *l, const Stmt *s, LLVMTypeRef ct, int nfields, LLVMValueRef iter)
+ * not a call through a pointer per iteration.
+ *
+ * With TEST (block_check.c), the chunk goes by blocks of BLOCK_ITERATIONS: TEST over the
+ * block first (a loop with no exit, which vectorises), then AHEAD over it when every TEST
+ * gave 1 (the body with the tested accesses unchecked), else ITER. */
+static LLVMValueRef build_chunk(L *l, const Stmt *s, LLVMTypeRef ct, int nfields, LLVMValueRef iter,
+				LLVMValueRef ahead, LLVMValueRef test)
 {
 	LLVMTypeRef pt[4] = { l->t_ptr, l->t_i32, l->t_i32, l->t_i32 };
 	LLVMValueRef fn = LLVMAddFunction(l->mod, fmt_str(&l->p->arena, "%s.chunk", s->sym->name),
@@ -588,10 +640,11 @@ static LLVMValueRef build_chunk(L *l, const Stmt *s, LLVMTypeRef ct, int nfields
 	LLVMSetLinkage(fn, LLVMInternalLinkage);
 	LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, enum_attr(l, "nounwind"));
 	LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(l->cx, fn, "entry");
-	LLVMBasicBlockRef loop = LLVMAppendBasicBlockInContext(l->cx, fn, "loop");
-	LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(l->cx, fn, "next");
 	LLVMBasicBlockRef fault = LLVMAppendBasicBlockInContext(l->cx, fn, "fault");
 	LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(l->cx, fn, "done");
+	LLVMPositionBuilderAtEnd(l->b, fault);
+	LLVMValueRef codes = LLVMBuildPhi(l->b, l->t_i64, "code");
+	LLVMBuildRet(l->b, codes);
 	LLVMPositionBuilderAtEnd(l->b, entry);
 	LLVMValueRef ctx = LLVMGetParam(fn, 0), lo = LLVMGetParam(fn, 1), hi = LLVMGetParam(fn, 2);
 	LLVMValueRef worker = LLVMGetParam(fn, 3);
@@ -606,20 +659,51 @@ static LLVMValueRef build_chunk(L *l, const Stmt *s, LLVMTypeRef ct, int nfields
 		LLVMValueRef gep = LLVMBuildStructGEP2(l->b, ct, ctx, (unsigned)k, "");
 		args[2 + k] = LLVMBuildLoad2(l->b, LLVMStructGetTypeAtIndex(ct, (unsigned)k), gep, "");
 	}
-	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, lo, hi, ""), loop, done);
-	LLVMPositionBuilderAtEnd(l->b, loop);
-	LLVMValueRef i = LLVMBuildPhi(l->b, l->t_i32, s->sym->name);
-	args[0] = i;
-	LLVMValueRef code = LLVMBuildCall2(l->b, LLVMGlobalGetValueType(iter), iter, args, (unsigned)na, "code");
-	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntNE, code, i64c(l, 0), ""), fault, next);
-	LLVMPositionBuilderAtEnd(l->b, next);
-	LLVMValueRef i1 = LLVMBuildNSWAdd(l->b, i, LLVMConstInt(l->t_i32, 1, 0), "");
-	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, i1, hi, ""), loop, done);
-	LLVMValueRef in_v[2] = { lo, i1 };
-	LLVMBasicBlockRef in_b[2] = { entry, next };
-	LLVMAddIncoming(i, in_v, in_b, 2);
-	LLVMPositionBuilderAtEnd(l->b, fault);
-	LLVMBuildRet(l->b, code);
+	LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(l->cx, fn, test ? "block" : "start");
+	LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, lo, hi, ""), start, done);
+	LLVMPositionBuilderAtEnd(l->b, start);
+	if (!test) {
+		call_range(l, fn, iter, args, na, lo, hi, fault, codes, "loop");
+		LLVMBuildBr(l->b, done);
+	} else {
+		/* block: b = lo, lo + B, ...; bh = min(b + B, hi), without overflow */
+		LLVMValueRef b = LLVMBuildPhi(l->b, l->t_i32, "b");
+		LLVMValueRef big = LLVMBuildICmp(l->b, LLVMIntSGT, LLVMBuildSub(l->b, hi, b, ""),
+						 LLVMConstInt(l->t_i32, BLOCK_ITERATIONS, 0), "");
+		LLVMValueRef bh = LLVMBuildSelect(l->b, big, LLVMBuildNSWAdd(l->b, b, LLVMConstInt(l->t_i32, BLOCK_ITERATIONS, 0), ""),
+						  hi, "bh");
+		LLVMBasicBlockRef tloop = LLVMAppendBasicBlockInContext(l->cx, fn, "test");
+		LLVMBasicBlockRef tend = LLVMAppendBasicBlockInContext(l->cx, fn, "test.end");
+		LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(l->cx, fn, "ahead");
+		LLVMBasicBlockRef slow = LLVMAppendBasicBlockInContext(l->cx, fn, "as.written");
+		LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(l->cx, fn, "block.next");
+		LLVMBuildBr(l->b, tloop);
+		LLVMPositionBuilderAtEnd(l->b, tloop);
+		LLVMValueRef t = LLVMBuildPhi(l->b, l->t_i32, "t");
+		LLVMValueRef okp = LLVMBuildPhi(l->b, l->t_i1, "ok");
+		args[0] = t;
+		LLVMValueRef r = LLVMBuildCall2(l->b, LLVMGlobalGetValueType(test), test, args, (unsigned)na, "");
+		LLVMValueRef ok = LLVMBuildAnd(l->b, okp, LLVMBuildICmp(l->b, LLVMIntNE, r, i64c(l, 0), ""), "");
+		LLVMValueRef t1 = LLVMBuildNSWAdd(l->b, t, LLVMConstInt(l->t_i32, 1, 0), "");
+		LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, t1, bh, ""), tloop, tend);
+		LLVMValueRef tv[2] = { b, t1 }, okv[2] = { LLVMConstInt(l->t_i1, 1, 0), ok };
+		LLVMBasicBlockRef tb[2] = { start, tloop };
+		LLVMAddIncoming(t, tv, tb, 2);
+		LLVMAddIncoming(okp, okv, tb, 2);
+		LLVMPositionBuilderAtEnd(l->b, tend);
+		LLVMBuildCondBr(l->b, ok, fast, slow);
+		LLVMPositionBuilderAtEnd(l->b, fast);
+		call_range(l, fn, ahead, args, na, b, bh, fault, codes, "ahead.loop");
+		LLVMBuildBr(l->b, join);
+		LLVMPositionBuilderAtEnd(l->b, slow);
+		call_range(l, fn, iter, args, na, b, bh, fault, codes, "loop");
+		LLVMBuildBr(l->b, join);
+		LLVMPositionBuilderAtEnd(l->b, join);
+		LLVMBuildCondBr(l->b, LLVMBuildICmp(l->b, LLVMIntSLT, bh, hi, ""), start, done);
+		LLVMValueRef bv[2] = { lo, bh };
+		LLVMBasicBlockRef bb[2] = { entry, join };
+		LLVMAddIncoming(b, bv, bb, 2);
+	}
 	LLVMPositionBuilderAtEnd(l->b, done);
 	LLVMBuildRet(l->b, i64c(l, 0));
 	free(args);
@@ -767,8 +851,12 @@ static void copies_pass(L *l, Outline *o, LLVMValueRef copies, LLVMValueRef bloc
 
 /* The workers' own copies of the memories O privatises (o->copy), one block of o->copy
  * bytes each per worker, filled with the op's identity; NULL when there are none. Sets
- * their context fields to the copies. *BLOCK gets a worker's bytes, *WORKERS their count. */
-static LLVMValueRef own_copies(L *l, Outline *o, LLVMValueRef *block, LLVMValueRef *workers)
+ * their context fields to the copies. *BLOCK gets a worker's bytes, *WORKERS their count,
+ * *RAW the pointer to free. The blocks start on a 64-byte line (calloc's pointer rounded
+ * up, one block more allocated): two workers never write one cache line (with calloc's
+ * 16-byte alignment, a 256-bin histogram's first and last bins shared lines with the next
+ * worker's). */
+static LLVMValueRef own_copies(L *l, Outline *o, LLVMValueRef *block, LLVMValueRef *workers, LLVMValueRef *raw)
 {
 	int64_t total = 0;
 	int first = -1;
@@ -783,24 +871,27 @@ static LLVMValueRef own_copies(L *l, Outline *o, LLVMValueRef *block, LLVMValueR
 	*workers = LLVMBuildZExt(l->b, call(l, "uir_parallel_workers", l->t_i32, NULL, NULL, 0), l->t_i64, "workers");
 	*block = i64c(l, total);
 	LLVMTypeRef pt[2] = { l->t_i64, l->t_i64 };
-	LLVMValueRef args[2] = { *workers, *block };
-	LLVMValueRef copies = call(l, "calloc", l->t_ptr, pt, args, 2);
-	LLVMSetValueName2(copies, "copies", 6);
+	LLVMValueRef args[2] = { LLVMBuildNUWAdd(l->b, *workers, i64c(l, 1), ""), *block };
+	*raw = call(l, "calloc", l->t_ptr, pt, args, 2);
 	l->out->uses_heap = true;
 	int ms = o->mems[first];
 	uint32_t oom = ms < p->nbufs ? (uint32_t)(p->nallocs + ms) : (uint32_t)(ms - p->nbufs); /* jit.c, fault_report() */
-	fail_if(l, LLVMBuildIsNull(l->b, copies, ""), i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | oom)), "oom");
+	fail_if(l, LLVMBuildIsNull(l->b, *raw, ""), i64c(l, (int64_t)(((uint64_t)UIR_CODE_OOM << 32) | oom)), "oom");
+	LLVMValueRef addr = LLVMBuildPtrToInt(l->b, *raw, l->t_i64, "");
+	LLVMValueRef pad = LLVMBuildAnd(l->b, LLVMBuildNeg(l->b, addr, ""), i64c(l, 63), "");
+	LLVMValueRef copies = LLVMBuildInBoundsGEP2(l->b, l->t_i8, *raw, &pad, 1, "copies");
 	copies_pass(l, o, copies, *block, *workers, false);
 	return copies;
 }
 
 /* Combines the workers' copies (own_copies()) into their memories, in worker order, and
  * frees them. */
-static void combine_copies(L *l, Outline *o, LLVMValueRef copies, LLVMValueRef block, LLVMValueRef workers)
+static void combine_copies(L *l, Outline *o, LLVMValueRef copies, LLVMValueRef raw, LLVMValueRef block,
+			   LLVMValueRef workers)
 {
 	copies_pass(l, o, copies, block, workers, true);
 	LLVMTypeRef fp = l->t_ptr;
-	call(l, "free", l->t_void, &fp, &copies, 1);
+	call(l, "free", l->t_void, &fp, &raw, 1);
 }
 
 /* Finds what the body of S uses from outside and lays out its context. */
@@ -884,8 +975,18 @@ static LLVMValueRef outline_build(L *l, Outline *o)
 	LLVMValueRef *val = xmalloc((size_t)p->nslots * sizeof *val + 1);
 	memcpy(memptr, l->memptr, (size_t)nm * sizeof *memptr);
 	memcpy(val, l->val, (size_t)p->nslots * sizeof *val);
-	LLVMValueRef iter = build_iter(l, o->s, o->mems, o->atomic, o->copy, o->copy_stride, o->nmems, &o->h, o->ft);
-	LLVMValueRef body = build_chunk(l, o->s, o->ct, o->nf, iter);
+	LLVMValueRef iter = build_iter(l, o->s, o->mems, o->atomic, o->copy, o->copy_stride, o->nmems, &o->h, o->ft,
+				       ITER_BODY, NULL);
+	LLVMValueRef ahead = NULL, test = NULL;
+	BlockCheck bc;
+	if (block_check_plan(l, o->s, &bc)) {
+		ahead = build_iter(l, o->s, o->mems, o->atomic, o->copy, o->copy_stride, o->nmems, &o->h, o->ft,
+				   ITER_AHEAD, &bc);
+		test = build_iter(l, o->s, o->mems, o->atomic, o->copy, o->copy_stride, o->nmems, &o->h, o->ft,
+				  ITER_TEST, &bc);
+		block_check_free(&bc);
+	}
+	LLVMValueRef body = build_chunk(l, o->s, o->ct, o->nf, iter, ahead, test);
 	l->fn = outer;
 	memcpy(l->memptr, memptr, (size_t)nm * sizeof *memptr);
 	memcpy(l->val, val, (size_t)p->nslots * sizeof *val);
@@ -906,8 +1007,8 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef scratch = worker_scratch(l, s, &o.h);
 	if (scratch)
 		o.fv[0] = scratch;
-	LLVMValueRef block = NULL, workers = NULL;
-	LLVMValueRef copies = own_copies(l, &o, &block, &workers);
+	LLVMValueRef block = NULL, workers = NULL, raw = NULL;
+	LLVMValueRef copies = own_copies(l, &o, &block, &workers, &raw);
 	if (s->axis == AX_GLOBAL && s->ndims > 1) /* the blocks of the whole grid */
 		n = LLVMConstInt(l->t_i32, (unsigned long long)nest_stride(s, s->ndims), 0);
 	/* aligned for any captured vector (a <16 x double> field wants 64 bytes) */
@@ -921,7 +1022,7 @@ static void parallel_loop(L *l, const Stmt *s)
 	LLVMValueRef code = call(l, "uir_parallel_for_chunks", l->t_i64, pt, args, 3);
 	LLVMSetValueName2(code, "fault", 5);
 	if (copies) /* after a fault too: nothing is printed then */
-		combine_copies(l, &o, copies, block, workers);
+		combine_copies(l, &o, copies, raw, block, workers);
 	if (scratch) {
 		LLVMTypeRef fp = l->t_ptr;
 		call(l, "free", l->t_void, &fp, &scratch, 1);

@@ -59,7 +59,37 @@ typedef struct L {
 	/* CPU: by mem_slot, the memories whose atomics update the worker's own copy (the
 	 * parallel loop being lowered privatised them: lower.c, private_atomic()) */
 	bool *own_copy;
+	/* CPU: while the body of a parallel loop is lowered for blocks whose accesses were
+	 * checked ahead (block_check.c), those accesses; else NULL */
+	const struct BlockCheck *checked_ahead;
 } L;
+
+/* ---- block_check.c ---- */
+/* An access of a parallel loop's body whose offset can be computed and checked ahead of
+ * the iteration: NODE is its Stmt (store, atomic) or Expr (load). */
+typedef struct BlockAccess {
+	const void *node;
+	const Mem *mem;
+	const Expr *off;
+	int width;
+} BlockAccess;
+typedef struct BlockCheck {
+	BlockAccess *acc;
+	int nacc;
+	const Stmt **lets; /* the body's lets those offsets may name, in order */
+	int nlets;
+} BlockCheck;
+/* Plans the checks ahead for parallel loop S (a body of lets, stores and atomics, CPU,
+ * bounds checks on): true when some access not shown in bounds has an offset computable
+ * ahead (docs/llvm.md, "Bounds checks ahead of a block"); BC is then freed with
+ * block_check_free(). */
+bool block_check_plan(const L *l, const Stmt *s, BlockCheck *bc);
+void block_check_free(BlockCheck *bc);
+/* Whether NODE's bounds check is left out: the block being lowered was checked ahead. */
+bool block_checked(const L *l, const void *node);
+/* In a function with S's index and captures bound, the i1 that is true when every access
+ * of BC is in bounds in this iteration; lowers the lets of BC first. Faults never. */
+LLVMValueRef block_check_lower(L *l, const BlockCheck *bc);
 
 /* ---- lower_ops.c ---- */
 /* Lowers E at the builder's position (its value ranges, no-wrap and in-bounds facts come

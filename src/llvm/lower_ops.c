@@ -415,7 +415,8 @@ static LLVMValueRef load(L *l, const Expr *e)
 {
 	LLVMValueRef off = lower_expr(l, e->args[0]);
 	const Mem *m = e->mem;
-	LLVMValueRef addr = lower_address(l, m, off, e->in_bounds, e->width, e->loc, msg_load_what(&l->p->arena, e));
+	LLVMValueRef addr = lower_address(l, m, off, e->in_bounds || block_checked(l, e), e->width, e->loc,
+					  msg_load_what(&l->p->arena, e));
 	LLVMTypeRef mt = mem_type(l, m->ty);
 	LLVMTypeRef lt = e->width > 1 ? LLVMVectorType(mt, (unsigned)e->width) : mt;
 	LLVMValueRef v = LLVMBuildLoad2(l->b, lt, addr, "");

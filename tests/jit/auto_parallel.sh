@@ -57,6 +57,13 @@ for t in 3 5 7 8; do
 	"$uir" run --engine jit --threads $t --hash "$dir/atomic_copies.uir" >"$tmp/got" 2>&1
 	if cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "atomic_copies.uir --threads $t differs from the interpreter"; fi
 done
+# bounds checks ahead of a block (docs/llvm.md, "Bounds checks ahead of a block"): the
+# gather's three unproven accesses are tested ahead and left out of the body run after the
+# test; an offset loaded from memory the body writes is not
+oobs() { "$uir" llvm -O0 "$dir/$1" 2>/dev/null | awk -v fn="@e.$2(" 'index($0, "define") == 1 { on = index($0, fn) > 0 } on && /^oob/ { n++ } END { print n + 0 }'; }
+tests=$("$uir" llvm -O0 "$dir/block_check_written_fault.uir" 2>/dev/null | grep -c '^define internal .*@e\.test(')
+if [ "$(oobs block_check_gather.uir iter)" = 3 ] && [ "$(oobs block_check_gather.uir iter.ahead)" = 0 ] && [ "$tests" = 0 ]; then ok
+else bad "block checks: $(oobs block_check_gather.uir iter) and $(oobs block_check_gather.uir iter.ahead) checks in e.iter and e.iter.ahead, $tests tests of block_check_written_fault.uir; want 3, 0, 0"; fi
 # `uir opt FILE` checks and runs as FILE does (FILE's own output, or its error)
 opt_same() {
 	"$uir" run --engine interp "$1" >"$tmp/ref" 2>/dev/null
