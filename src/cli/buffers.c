@@ -44,7 +44,8 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 	case INIT_RANDOM: {
 		uint32_t seed = (uint32_t)m->seed->val.u;
 		double lo = m->has_range ? m->flo : -1.0, hi = m->has_range ? m->fhi : 1.0;
-		/* the float types without a switch per element (start-up of small runs) */
+		/* the float and 32-bit integer types without a switch per element (a 16M-element
+		 * i32 buffer: 120 ms element by element) */
 		if (m->ty == UIR_F32) {
 			float *d = dst;
 			for (int64_t i = 0; i < n; i++)
@@ -55,6 +56,13 @@ int buffers_init(const Mem *m, void *dst, char *why, size_t whylen)
 			double *d = dst;
 			for (int64_t i = 0; i < n; i++)
 				d[i] = uir_random_f64(seed, (uint64_t)i, lo, hi);
+			return 0;
+		}
+		if (m->ty == UIR_I32 || m->ty == UIR_U32) { /* the low 32 bits, as init_element() wraps them */
+			uint32_t *d = dst;
+			for (int64_t i = 0; i < n; i++)
+				d[i] = (uint32_t)(m->has_range ? uir_random_int(seed, (uint64_t)i, m->rlo, m->rwidth)
+							       : uir_random_bits(seed, (uint64_t)i));
 			return 0;
 		}
 		break;
