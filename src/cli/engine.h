@@ -19,6 +19,7 @@ typedef struct UirRunTimes {
 	int cache;          /* the JIT's code cache: UIR_CACHE_OFF, _MISS, _HIT (llvm_api.h) */
 	int runs;           /* kernel runs (`run --repeat`); exec is their median when > 1 */
 	double exec_min;    /* the fastest of them */
+	double exec_first;  /* the first of them (a cold start: caches, page tables) */
 } UirRunTimes;
 
 /* Milliseconds on a monotonic clock. */
