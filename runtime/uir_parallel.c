@@ -4,6 +4,13 @@
  * One pool per process, started on the first call that needs more than one thread. The
  * caller is worker 0; workers 1 .. T-1 are threads that sleep on a condition variable
  * between loops (after a short spin, so back-to-back loops do not pay a wake-up each).
+ * A worker starts on a CPU of its own, away from the caller's, and is free to move once
+ * it has run its first loop: a new thread left to the scheduler is often placed on the
+ * caller's CPU and moved off it only milliseconds later, so that a program of one short
+ * loop ran on one core; bound for good, workers spinning on their CPUs slowed programs of
+ * many short loops several times over in a virtual machine (docs/llvm.md, "Threads").
+ * Where <sched.h> lacks CPU_SET (C without _GNU_SOURCE, as `uir render` writes
+ * it), the scheduler places them.
  * Iterations are handed out in chunks from one atomic counter, so an uneven loop still
  * balances. The first fault in sequential order wins: the lowest failing chunk is kept
  * (it stopped at its first fault), chunks above it are skipped, and every chunk below it
@@ -28,6 +35,10 @@ typedef struct uir_pool {
 	int nworkers;           /* workers of the running pool (1 = no threads) */
 	int started_for;        /* the thread count it was started for (0: none) */
 	pthread_t *threads;
+#ifdef CPU_SET
+	bool placed;            /* the workers started on CPUs of their own; cpus is the process's set */
+	cpu_set_t cpus;
+#endif
 	uint64_t generation;    /* (atomic) bumped for each loop and for stop */
 	uint64_t start_generation; /* its value when the threads were started */
 	int active;             /* helper threads still inside the current loop */
@@ -107,6 +118,9 @@ static void *uir_worker_main(void *arg)
 	uir_pool *p = &uir_the_pool;
 	int32_t w = (int32_t)(intptr_t)arg;
 	uint64_t seen = p->start_generation; /* not the current one: a loop may have begun */
+#ifdef CPU_SET
+	bool first = true;
+#endif
 	for (;;) {
 		/* wait for a new generation: spin a little, then sleep */
 		int spins = 0;
@@ -125,8 +139,13 @@ static void *uir_worker_main(void *arg)
 		if (stop)
 			return NULL;
 		uir_run_share(w);
+#ifdef CPU_SET
+		if (first && p->placed) /* free to move from now on (see the top) */
+			pthread_setaffinity_np(pthread_self(), sizeof p->cpus, &p->cpus);
+		first = false;
+#endif
 		pthread_mutex_lock(&p->mu);
-		if (--p->active == 0)
+		if (__atomic_sub_fetch(&p->active, 1, __ATOMIC_RELEASE) == 0)
 			pthread_cond_signal(&p->done_cv);
 		pthread_mutex_unlock(&p->mu);
 	}
@@ -168,7 +187,24 @@ static void uir_start_pool(int t)
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, (size_t)8 << 20);
+#ifdef CPU_SET
+	/* worker i starts on the i-th CPU after the caller's, when there are CPUs enough */
+	int cpu = sched_getcpu();
+	p->placed = sched_getaffinity(0, sizeof p->cpus, &p->cpus) == 0 && CPU_COUNT(&p->cpus) >= t && cpu >= 0 &&
+		    cpu < CPU_SETSIZE && CPU_ISSET(cpu, &p->cpus);
+#endif
 	for (int i = 1; i < t; i++) {
+#ifdef CPU_SET
+		if (p->placed) {
+			cpu_set_t one;
+			do
+				cpu = (cpu + 1) % CPU_SETSIZE;
+			while (!CPU_ISSET(cpu, &p->cpus));
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			pthread_attr_setaffinity_np(&attr, sizeof one, &one);
+		}
+#endif
 		if (pthread_create(&p->threads[i - 1], &attr, uir_worker_main, (void *)(intptr_t)i) != 0)
 			break;
 		p->nworkers++;
@@ -218,6 +254,12 @@ UIR_PARALLEL_API uint64_t uir_parallel_for_chunks(int32_t n, uir_chunk_fn body, 
 	pthread_cond_broadcast(&p->start_cv);
 	pthread_mutex_unlock(&p->mu);
 	uir_run_share(0);
+	/* spin a little before sleeping, as the workers do */
+	for (int spins = 0; spins < UIR_SPIN_ROUNDS && __atomic_load_n(&p->active, __ATOMIC_ACQUIRE) > 0; spins++) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+	}
 	pthread_mutex_lock(&p->mu);
 	while (p->active > 0)
 		pthread_cond_wait(&p->done_cv, &p->mu);
