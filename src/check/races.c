@@ -1502,15 +1502,21 @@ static bool rules_accept(Code *c, Mem *m)
 	return ok;
 }
 
-/* Whether E (no load, no vector) has the same value in every iteration of LOOP: literals
- * and names defined outside it. */
+/* Whether E (no load, no vector), at a store reached by store_every_iteration(), has the
+ * same value in every iteration of LOOP once the indices of the loops inside LOOP around
+ * it are 0: literals, names defined outside LOOP and those indices (each of those loops
+ * runs at least once, so its iteration 0 is reached in every iteration of LOOP). */
 static bool same_in_every_iteration(const Expr *e, const Stmt *loop)
 {
 	switch (e->kind) {
 	case EX_LIT:
 		return true;
 	case EX_NAME:
-		return e->sym && e->sym != loop->sym && !(e->sym->def && stmt_inside(e->sym->def, loop));
+		if (!e->sym || e->sym == loop->sym)
+			return false;
+		if (e->sym->kind == SYM_LOOP)
+			return true; /* outside LOOP, or one of the loops around the store inside it */
+		return !(e->sym->def && stmt_inside(e->sym->def, loop));
 	case EX_OP:
 		if (e->op == OP_LOAD || e->lanes > 1)
 			return false;
@@ -1524,7 +1530,8 @@ static bool same_in_every_iteration(const Expr *e, const Stmt *loop)
 }
 
 /* A store into M in the statements S, outside any if, inside loops that each run at least
- * once, at an offset that is the same in every iteration of LOOP; NULL when there is none. */
+ * once, at an offset that is the same in every iteration of LOOP with those loops at their
+ * iteration 0 (same_in_every_iteration()); NULL when there is none. */
 static const Stmt *store_every_iteration(const Stmt *s, const Stmt *loop, const Mem *m, int depth)
 {
 	for (; s && depth < 64; s = s->next) {
@@ -1543,7 +1550,8 @@ static const Stmt *store_every_iteration(const Stmt *s, const Stmt *loop, const 
  * M (store_every_iteration()), iterations 0 and 1 both write it: a conflict found
  * without the exact analysis, whose ISL question costs milliseconds on a big nest (the
  * scalar accumulator `store acc 0 ...` of a reduction nest, asked about each loop around
- * it). NULL when that is not shown. */
+ * it; the time loop of a stencil, each step of which writes b[i + 1] for every i). NULL
+ * when that is not shown. */
 static const Stmt *same_element_store(const Stmt *loop, const Mem *m)
 {
 	if (!loop->value->rng.known || loop->value->rng.lo < 2)

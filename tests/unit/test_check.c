@@ -338,6 +338,12 @@ int main(void)
 	conflict_of("rotation: distinct j write distinct elements", buf, "j", "R", LC_NONE, NULL);
 	conflict_of("every k writes the same elements", buf, "k", "R", LC_CONFLICT, "iterations k=0 and k=1 both write R[");
 	conflict_of("read-only memory never conflicts", buf, "j", "B", LC_NONE, NULL);
+	conflict_of("every time step writes the row (inner index at 0)",
+		    "buffer a f32 8\nbuffer b f32 8\nloop t 4 {\n  loop i 6 {\n    store b (add i 1) (load a i)\n  }\n}\n", "t",
+		    "b", LC_CONFLICT, "iterations t=0 and t=1 both write b[1] (lines 5 and 5)");
+	conflict_of("an inner loop that may not run is left to the exact analysis",
+		    "buffer b f32 8\nloop t 4 {\n  loop i t {\n    store b i 1.0\n  }\n}\n", "t", "b", LC_CONFLICT,
+		    "iterations t=1 and t=2 both write b[0] (lines 4 and 4)");
 	snprintf(buf, sizeof buf, nest, 8);
 	conflict_of("mod 8: j and j+8 collide", buf, "j", "R", LC_CONFLICT, "iterations j=0 and j=8 both write R[5] (lines 6 and 6)");
 	conflict_of("same-op atomics commute", "buffer h i32 4\nloop p 64 {\n  atomic.add h (mod p 4) 1\n}\n", "p", "h",
