@@ -271,6 +271,8 @@ struct Stmt {
 	int opt_jam_mem;        /* unroll-and-jam of this many iterations over the loop in its
 	                         * body, a reduction into memory (opt/jam.c, carried out by
 	                         * opt/rewrite.c); 0: none */
+	bool opt_jam_outer;     /* ... over the loop inside that loop, this loop's iterations
+	                         * run side by side there (opt/jam.c, "The outer jam") */
 };
 
 /* What the body of a `thread` or `global` loop uses from outside it (check/captures.c,

@@ -19,6 +19,28 @@
  * Legality: that of the interchange (interchange_legal(): the only dependences are between
  * iterations with the same j, whose k order is kept; the bounds are invariant; every access
  * in bounds): the jammed order is an interchange within each block of U iterations of j.
+ *
+ * The outer jam (Stmt.opt_jam_outer): when such a j loop is itself the body of a loop r,
+ *
+ *     loop r N {                      loop r_o N/U {
+ *       LETS1                           loop j M {
+ *       loop j M {            into        loop k K {
+ *         LETS2                             loop r_u U unroll {
+ *         loop k K {                          let r = add (mul r_o U) r_u
+ *           S                                 LETS1  LETS2  S
+ *         }                             } } } }
+ *       }
+ *     }
+ *
+ * (the N % U left over as written), U iterations of r side by side instead of U of j. Each
+ * block of U iterations of r then reads what j selects (A[s,t] of the product above, every
+ * row of A) once instead of U times: for PolyBench's L L^T over 2000^3, 8 GB from memory
+ * instead of 64. Legality: the iterations of r are independent (loop_conflict() on every
+ * memory: no element one writes is read or written by another), so they may interleave in
+ * any way; within each, j and k keep their order. LETS1 load nothing (nothing in them can
+ * fault, and the accesses of j's body are proven in bounds: interchange_legal()) and the
+ * bounds of j and k are literals (they move outside r_u, with no check on entry); no scalar
+ * alloc is used (no privatisation or expansion is in play).
  */
 #include "opt.h"
 
@@ -34,5 +56,90 @@ int jam_candidate(UirProgram *p, const Stmt *j)
 		return 0;
 	if (!rewrite_layout_ok(p, j, NULL) || !rewrite_layout_ok(p, k, NULL))
 		return 0;
+	return OPT_JAM;
+}
+
+/* Whether E loads anything. */
+static bool loads(const Expr *e)
+{
+	if (e->kind != EX_OP)
+		return false;
+	if (e->op == OP_LOAD)
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (loads(e->args[i]))
+			return true;
+	return false;
+}
+
+/* Whether M is an alloc the scalar expansion may take (opt.h, OPT_EXPAND_SCALAR). */
+static bool small_alloc(const Mem *m)
+{
+	return m && m->is_alloc && m->size <= OPT_EXPAND_SCALAR;
+}
+
+static bool expr_uses_alloc(const Expr *e)
+{
+	if (e->kind != EX_OP)
+		return false;
+	if (e->op == OP_LOAD && small_alloc(e->mem))
+		return true;
+	for (int i = 0; i < e->nargs; i++)
+		if (expr_uses_alloc(e->args[i]))
+			return true;
+	return false;
+}
+
+/* Whether statements S use no alloc the scalar expansion may take, and hold only lets,
+ * stores and plain loops. */
+static bool plain_buffers_only(const Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			if (expr_uses_alloc(s->value))
+				return false;
+			break;
+		case ST_STORE:
+			if (small_alloc(s->mem) || expr_uses_alloc(s->off) || expr_uses_alloc(s->val))
+				return false;
+			break;
+		case ST_LOOP:
+			if ((s->axis != AX_NONE && s->axis != AX_UNROLL) || expr_uses_alloc(s->value) ||
+			    !plain_buffers_only(s->body))
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+int jam_outer_candidate(UirProgram *p, const Stmt *r)
+{
+	if (r->kind != ST_LOOP || r->axis != AX_NONE || r->bound_lit < 2 * OPT_JAM)
+		return 0;
+	const Stmt *j = r->body;
+	for (; j && j->kind == ST_LET; j = j->next)
+		if (loads(j->value))
+			return 0;
+	if (!j || j->kind != ST_LOOP || j->next || j->value->kind != EX_LIT || !plain_buffers_only(r->body))
+		return 0;
+	/* j would be jammed over its k loop, which is the body of j after its lets */
+	if (interchange_inner(p, j) || !jam_candidate(p, j))
+		return 0;
+	const Stmt *k = j->body;
+	while (k->kind == ST_LET)
+		k = k->next;
+	if (k->kind != ST_LOOP || k->next || k->value->kind != EX_LIT)
+		return 0;
+	if (stmts_code_size(r->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8 || !rewrite_layout_ok(p, r, NULL))
+		return 0;
+	for (int i = 0; i < p->nbufs + p->nallocs; i++) {
+		const char *why;
+		if (loop_conflict(p, r, i < p->nbufs ? p->bufs[i] : p->allocs[i - p->nbufs], &why) != LC_NONE)
+			return 0;
+	}
 	return OPT_JAM;
 }

@@ -19,6 +19,8 @@
  *                      (interchange.c).
  *   Stmt.opt_jam_mem   the same nest, a reduction into memory per j, run U iterations of j
  *                      side by side inside k (jam.c), carried out by rewriting.
+ *   Stmt.opt_jam_outer with opt_jam_mem on a loop r around such a j: U iterations of r
+ *                      side by side inside k instead (jam.c, the outer jam).
  */
 #include "opt.h"
 #include <stdlib.h>
@@ -119,6 +121,10 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		}
 		if (s->axis == AX_NONE)
 			s->opt_inner = interchange_inner(p, s);
+		if (s->axis == AX_NONE && !s->opt_inner && (s->opt_jam_mem = jam_outer_candidate(p, s)) != 0) {
+			s->opt_jam_outer = p->opt_rewrites = true; /* as below */
+			continue;
+		}
 		if (s->axis == AX_NONE && !s->opt_inner && (s->opt_jam_mem = jam_candidate(p, s)) != 0) {
 			p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
 			continue;

@@ -104,10 +104,6 @@ const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
  * only what is defined outside loop J (not J's index, not its lets): the same value
  * wherever in J's nest it is evaluated. */
 bool invariant_bound(const Expr *e, const Stmt *j);
-/* expand.c: whether loop J, whose iterations are independent, can be distributed over the
- * statements of its body as the expansion distributes it (no alloc expanded), and some
- * loop of it then interchanged to stride 1 (Stmt.opt_distribute). */
-bool distribute_candidate(OptCtx *o, Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept, paying or not, else NULL;
  * *REDUCTION: some memory S writes is at an offset invariant in k and distinct for each j
@@ -116,6 +112,10 @@ const Stmt *interchange_legal(UirProgram *p, const Stmt *j, bool *reduction);
 /* The unroll-and-jam of plain loop J over the loop its body holds (opt/jam.c, Stmt.opt_jam_mem):
  * the number of iterations run side by side, or 0 when it is not done. */
 int jam_candidate(UirProgram *p, const Stmt *j);
+/* The outer jam (opt/jam.c, Stmt.opt_jam_outer): the number of iterations of plain loop R
+ * run side by side inside the k loop of the loop J its body holds, where J would be jammed
+ * (jam_candidate()) and R's iterations are independent; 0 when it is not done. */
+int jam_outer_candidate(UirProgram *p, const Stmt *r);
 /* Whether running plain loop K (in J's body, after lets) outside J would pay: every access
  * in K that only reads is stride 1 or invariant in j, and every access is proven in bounds
  * (legality aside: expand.c asks it of the loops it is about to make). */

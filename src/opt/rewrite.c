@@ -441,6 +441,49 @@ static void jam_mem_loop(Out *o, const Stmt *j, const char *jo, const char *ju, 
 	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
 }
 
+/* Writes loop R, `loop r N { LETS1 loop j M { LETS2 loop k K { S } } }`, by the outer jam
+ * of U = opt_jam_mem iterations (jam.c): RO over the blocks, RU within one inside k, R a
+ * let; RR over the N % U iterations left, as written. */
+static void jam_outer_loop(Out *o, const Stmt *r, const char *ro, const char *ru, const char *rr)
+{
+	UirProgram *p = o->p;
+	int u = r->opt_jam_mem;
+	int64_t n = r->bound_lit, full = n / u * u;
+	const Stmt *j = r->body, *k;
+	while (j->kind == ST_LET)
+		j = j->next;
+	for (k = j->body; k->kind == ST_LET; k = k->next)
+		;
+	size_t r0 = pos(p, r->loc);
+	size_t ob = brace_after(p, r0), hdr_end = next_line(p, ob), cb = matching(p, ob), cb_ls = line_start(p, cb);
+	size_t j0 = pos(p, j->loc), j_ls = line_start(p, j0);
+	size_t j_ob = brace_after(p, j0), j_hdr_end = next_line(p, j_ob);
+	size_t j_cb = matching(p, j_ob), j_cb_ls = line_start(p, j_cb), j_end = next_line(p, j_cb);
+	size_t k0 = pos(p, k->loc), k_ls = line_start(p, k0);
+	size_t k_ob = brace_after(p, k0), k_hdr_end = next_line(p, k_ob);
+	size_t k_cb = matching(p, k_ob), k_cb_ls = line_start(p, k_cb), k_end = next_line(p, k_cb);
+	const char *ind = line_indent(p, r0); /* the loops start their lines (rewrite_layout_ok()) */
+	const char *rn = r->sym->name;
+	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", ro, (long long)(n / u)), r0);
+	copy(o, j_ls, j_hdr_end); /* loop j M { */
+	copy(o, k_ls, k_hdr_end); /* loop k K { */
+	gen(o, fmt_str(&p->arena, "%s      loop %s %d unroll {\n%s        let %s = add (mul %s %d) %s\n", ind, ru, u, ind, rn,
+		       ro, u, ru), k0);
+	copy(o, hdr_end, j_ls);      /* LETS1 */
+	copy(o, j_hdr_end, k_ls);    /* LETS2 */
+	copy(o, k_hdr_end, k_cb_ls); /* S */
+	gen(o, fmt_str(&p->arena, "%s      }\n", ind), k_cb);
+	copy(o, k_cb_ls, k_end);     /* } of loop k */
+	copy(o, j_cb_ls, j_end);     /* } of loop j */
+	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
+	if (full == n)
+		return;
+	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n", ind, rr, (long long)(n - full), ind, rn,
+		       rr, (long long)full), r0);
+	copy(o, hdr_end, cb_ls);     /* LETS1 loop j M { ... } */
+	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
+}
+
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
  * for the first store with the statements up to the next loop, one for each loop, one for
  * each run of statements between loops (expand.c); distributed alone when J is
@@ -726,7 +769,10 @@ static void build(Out *o, bool comments)
 			break;
 		}
 		case ED_JAM:
-			jam_mem_loop(o, d->s, d->jo, d->ju, d->name);
+			if (d->s->opt_jam_outer)
+				jam_outer_loop(o, d->s, d->jo, d->ju, d->name);
+			else
+				jam_mem_loop(o, d->s, d->jo, d->ju, d->name);
 			from = matching(p, brace_after(p, d->at)) + 1;
 			break;
 		case ED_EXPAND: {
@@ -821,6 +867,7 @@ static void no_rewrites(Stmt *s)
 		s->nopt_rename = 0;
 		s->opt_peel = false;
 		s->opt_jam_mem = 0;
+		s->opt_jam_outer = false;
 		s->opt_distribute = false;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);

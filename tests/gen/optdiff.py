@@ -35,7 +35,7 @@ opt` adds `thread` to a loop whose body uses an alloc, parallel when it adds `th
 another loop, expanded when it adds an `_x` alloc, interchanged when it carries the
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
 rewritten (privatised or expanded, R%), T parallel, C interchanged, L peeled (a loop's last
-iteration run apart), J jammed (unroll-and-jam), F faulting, I with
+iteration run apart), J jammed (unroll-and-jam; O of them the outer jam), F faulting, I with
 --input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
@@ -702,6 +702,9 @@ def check_one(a, seed, tmp):
         info['interchanged'] = '# uir opt: run as loop' in o_s
         info['peeled'] = bool(re.search(r'^\s*loop \w+_l\d* 1 \{', o_s, re.M))
         info['jammed'] = bool(re.search(r'^\s*loop \w+_u\d* \d+ unroll \{', o_s, re.M))
+        # the outer jam (src/opt/jam.c): r_o over two loops, then r_u inside the inner one
+        info['outer'] = bool(re.search(r'loop (\w+)_o\d* \d+ (thread )?\{\n\s*loop \w+ \d+ \{\n\s*loop \w+ \d+ \{\n'
+                                       r'\s*loop \1_u\d* \d+ unroll \{', o_s))
         qrc, _, qerr = run([a.uir, 'check', of], env)
         if qrc != 0:
             fails.append('opt text does not check: ' + qerr.decode(errors='replace').split('\n')[0][:200])
@@ -741,12 +744,12 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='optdiff.')
-    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, fault=0, input=0, bad=0)
+    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, fault=0, input=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, extra = check_one(a, seed, tmp)
             cnt['n'] += 1
-            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'fault', 'input'):
+            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'fault', 'input'):
                 cnt[k] += bool(info.get(k))
             cnt['rewritten'] += bool(info.get('private') or info.get('expanded'))
             if a.verbose:
@@ -769,9 +772,11 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     n = max(cnt['n'], 1)
     print('optdiff: %d programs, %d privatised, %d expanded, %d of them rewritten (privatised or expanded, %.0f%%), '
-          '%d parallel, %d interchanged, %d peeled, %d jammed, %d faulting, %d with --input, %d failed' % (
+          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam), %d faulting, %d with --input, '
+          '%d failed' % (
               cnt['n'], cnt['private'], cnt['expanded'], cnt['rewritten'], 100.0 * cnt['rewritten'] / n,
-              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['fault'], cnt['input'], cnt['bad']))
+              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['fault'], cnt['input'],
+              cnt['bad']))
     return 1 if cnt['bad'] else 0
 
 

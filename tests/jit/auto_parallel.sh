@@ -102,11 +102,20 @@ want_opt distribute_row.uir '    store B o (mul 1.5 (load B o))'
 if [ "$("$uir" opt "$dir/distribute_row.uir" | grep -c '^  loop j 100 {')" = 2 ]; then ok; else bad "uir opt distribute_row.uir: not two loops over j"; fi
 if [ "$("$uir" opt "$dir/distribute_carried.uir" | grep -c '^  loop j 100 {')" = 1 ]; then ok; else bad "uir opt distribute_carried.uir: distributed"; fi
 # unroll-and-jam of a reduction into memory (docs/llvm.md, "Unroll-and-jam")
-want_opt jam_mem.uir '  loop s_o 9 {'
-want_opt jam_mem.uir '      loop s_u 8 unroll {'
-want_opt jam_mem.uir '        let s = add (mul s_o 8) s_u'
-want_opt jam_mem.uir '  loop s_r 4 {'
-want_opt jam_mem.uir '    let s = add s_r 72'
+want_opt jam_mem.uir 'loop r_o 9 thread {'
+want_opt jam_mem.uir '      loop r_u 8 unroll {'
+want_opt jam_mem.uir '        let r = add (mul r_o 8) r_u'
+want_opt jam_mem.uir 'loop r_r 4 thread {'
+want_opt jam_mem.uir '  let r = add r_r 72'
+for f in jam_mem_rows jam_outer_let_load jam_outer_conflict; do
+	want_opt $f.uir '  loop s_o 9 {'
+	want_opt $f.uir '      loop s_u 8 unroll {'
+	want_opt $f.uir '        let s = add (mul s_o 8) s_u'
+	want_opt $f.uir '  loop s_r 4 {'
+	want_opt $f.uir '    let s = add s_r 72'
+	if "$uir" opt "$dir/$f.uir" | grep -q 'r_o\|r_u'; then bad "uir opt $f.uir: the outer jam"; else ok; fi
+done
+want_opt jam_outer_conflict.uir 'loop r 76 {'
 if "$uir" opt "$dir/jam_mem_carried.uir" | grep -q '_o\|_u'; then bad "uir opt jam_mem_carried.uir: an unroll-and-jam"; else ok; fi
 want_opt matmul_acc.uir 'alloc acc_x f32 72'
 want_opt matmul_acc.uir 'loop i 72 thread {'
