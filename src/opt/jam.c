@@ -59,17 +59,22 @@ int jam_candidate(UirProgram *p, const Stmt *j)
 	return OPT_JAM;
 }
 
-/* Whether E loads anything. */
-static bool loads(const Expr *e)
+/* Whether E or an expression inside it has HIT. */
+static bool expr_any(const Expr *e, bool (*hit)(const Expr *))
 {
 	if (e->kind != EX_OP)
 		return false;
-	if (e->op == OP_LOAD)
+	if (hit(e))
 		return true;
 	for (int i = 0; i < e->nargs; i++)
-		if (loads(e->args[i]))
+		if (expr_any(e->args[i], hit))
 			return true;
 	return false;
+}
+
+static bool is_load(const Expr *e)
+{
+	return e->op == OP_LOAD;
 }
 
 /* Whether M is an alloc the scalar expansion may take (opt.h, OPT_EXPAND_SCALAR). */
@@ -78,16 +83,14 @@ static bool small_alloc(const Mem *m)
 	return m && m->is_alloc && m->size <= OPT_EXPAND_SCALAR;
 }
 
+static bool loads_small_alloc(const Expr *e)
+{
+	return e->op == OP_LOAD && small_alloc(e->mem);
+}
+
 static bool expr_uses_alloc(const Expr *e)
 {
-	if (e->kind != EX_OP)
-		return false;
-	if (e->op == OP_LOAD && small_alloc(e->mem))
-		return true;
-	for (int i = 0; i < e->nargs; i++)
-		if (expr_uses_alloc(e->args[i]))
-			return true;
-	return false;
+	return expr_any(e, loads_small_alloc);
 }
 
 /* Whether statements S use no alloc the scalar expansion may take, and hold only lets,
@@ -122,7 +125,7 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r)
 		return 0;
 	const Stmt *j = r->body;
 	for (; j && j->kind == ST_LET; j = j->next)
-		if (loads(j->value))
+		if (expr_any(j->value, is_load))
 			return 0;
 	if (!j || j->kind != ST_LOOP || j->next || j->value->kind != EX_LIT || !plain_buffers_only(r->body))
 		return 0;

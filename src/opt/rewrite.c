@@ -406,39 +406,85 @@ static void jammed_loop(Out *o, const Stmt *j, const char *name, const char *jo,
 	free(x.v);
 }
 
+/* Where loop S's text lies: its start, the start of its line, the end of its header line
+ * (after the `{`), its `}`, the start of that line and the end of it. */
+typedef struct Span {
+	size_t at, ls, hdr_end, cb, cb_ls, end;
+} Span;
+
+static Span loop_span(UirProgram *p, const Stmt *s)
+{
+	Span x;
+	x.at = pos(p, s->loc);
+	x.ls = line_start(p, x.at);
+	size_t ob = brace_after(p, x.at);
+	x.hdr_end = next_line(p, ob);
+	x.cb = matching(p, ob);
+	x.cb_ls = line_start(p, x.cb);
+	x.end = next_line(p, x.cb);
+	return x;
+}
+
+/* The first statement of S's body after its lets. */
+static const Stmt *after_lets(const Stmt *s)
+{
+	const Stmt *t = s->body;
+	while (t->kind == ST_LET)
+		t = t->next;
+	return t;
+}
+
+/* Writes `loop JO N/U {`, the loop over the blocks of jammed loop J (spanning JS). */
+static void jam_head(Out *o, const Stmt *j, const Span *js, const char *jo)
+{
+	UirProgram *p = o->p;
+	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", jo, (long long)(j->bound_lit / j->opt_jam_mem)), js->at);
+}
+
+/* Writes the N % U iterations of jammed loop J (spanning JS) left over, as written:
+ * `loop JR N%U { let j = add JR N-N%U  BODY }`; nothing when U divides N. */
+static void jam_rest(Out *o, const Stmt *j, const Span *js, const char *jr)
+{
+	UirProgram *p = o->p;
+	int u = j->opt_jam_mem;
+	int64_t n = j->bound_lit, full = n / u * u;
+	if (full == n)
+		return;
+	const char *ind = line_indent(p, js->at);
+	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n", ind, jr, (long long)(n - full), ind,
+		       j->sym->name, jr, (long long)full), js->at);
+	copy(o, js->hdr_end, js->cb_ls); /* the body */
+	gen(o, fmt_str(&p->arena, "%s}", ind), js->cb);
+}
+
+/* Writes `loop JU U unroll {` and J's index as a let, at the depth of DEPTH loops inside
+ * J's line (the loop starts its line: rewrite_layout_ok()). */
+static void jam_unrolled(Out *o, const Stmt *j, const Span *js, const char *jo, const char *ju, int depth, size_t at)
+{
+	UirProgram *p = o->p;
+	const char *ind = line_indent(p, js->at);
+	int u = j->opt_jam_mem;
+	gen(o, fmt_str(&p->arena, "%s%*s  loop %s %d unroll {\n%s%*s    let %s = add (mul %s %d) %s\n", ind, 2 * depth, "", ju,
+		       u, ind, 2 * depth, "", j->sym->name, jo, u, ju), at);
+}
+
 /* Writes loop J, `loop j N { LETS loop k K { S } }`, by unroll-and-jam of U = opt_jam_mem
  * iterations (jam.c): JO over the blocks, JU within one inside k, J a let; JR over the N % U
  * iterations left, as written. */
 static void jam_mem_loop(Out *o, const Stmt *j, const char *jo, const char *ju, const char *jr)
 {
 	UirProgram *p = o->p;
-	int u = j->opt_jam_mem;
-	int64_t n = j->bound_lit, full = n / u * u;
-	const Stmt *k = j->body;
-	while (k->kind == ST_LET)
-		k = k->next;
-	size_t j0 = pos(p, j->loc);
-	size_t ob = brace_after(p, j0), hdr_end = next_line(p, ob), cb = matching(p, ob), cb_ls = line_start(p, cb);
-	size_t k0 = pos(p, k->loc), k_ls = line_start(p, k0);
-	size_t k_ob = brace_after(p, k0), k_hdr_end = next_line(p, k_ob);
-	size_t k_cb = matching(p, k_ob), k_cb_ls = line_start(p, k_cb), k_end = next_line(p, k_cb);
-	const char *ind = line_indent(p, j0); /* the loop starts its line (rewrite_layout_ok()) */
-	const char *jn = j->sym->name;
-	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", jo, (long long)(n / u)), j0);
-	copy(o, k_ls, k_hdr_end); /* loop k K { */
-	gen(o, fmt_str(&p->arena, "%s    loop %s %d unroll {\n%s      let %s = add (mul %s %d) %s\n", ind, ju, u, ind, jn,
-		       jo, u, ju), k0);
-	copy(o, hdr_end, k_ls);        /* LETS */
-	copy(o, k_hdr_end, k_cb_ls);   /* S */
-	gen(o, fmt_str(&p->arena, "%s    }\n", ind), k_cb);
-	copy(o, k_cb_ls, k_end);       /* } of loop k */
-	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
-	if (full == n)
-		return;
-	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n", ind, jr, (long long)(n - full), ind, jn,
-		       jr, (long long)full), j0);
-	copy(o, hdr_end, cb_ls);       /* LETS loop k K { S } */
-	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
+	Span js = loop_span(p, j), ks = loop_span(p, after_lets(j));
+	const char *ind = line_indent(p, js.at);
+	jam_head(o, j, &js, jo);
+	copy(o, ks.ls, ks.hdr_end);       /* loop k K { */
+	jam_unrolled(o, j, &js, jo, ju, 1, ks.at);
+	copy(o, js.hdr_end, ks.ls);       /* LETS */
+	copy(o, ks.hdr_end, ks.cb_ls);    /* S */
+	gen(o, fmt_str(&p->arena, "%s    }\n", ind), ks.cb);
+	copy(o, ks.cb_ls, ks.end);        /* } of loop k */
+	gen(o, fmt_str(&p->arena, "%s}", ind), js.cb);
+	jam_rest(o, j, &js, jr);
 }
 
 /* Writes loop R, `loop r N { LETS1 loop j M { LETS2 loop k K { S } } }`, by the outer jam
@@ -447,41 +493,21 @@ static void jam_mem_loop(Out *o, const Stmt *j, const char *jo, const char *ju, 
 static void jam_outer_loop(Out *o, const Stmt *r, const char *ro, const char *ru, const char *rr)
 {
 	UirProgram *p = o->p;
-	int u = r->opt_jam_mem;
-	int64_t n = r->bound_lit, full = n / u * u;
-	const Stmt *j = r->body, *k;
-	while (j->kind == ST_LET)
-		j = j->next;
-	for (k = j->body; k->kind == ST_LET; k = k->next)
-		;
-	size_t r0 = pos(p, r->loc);
-	size_t ob = brace_after(p, r0), hdr_end = next_line(p, ob), cb = matching(p, ob), cb_ls = line_start(p, cb);
-	size_t j0 = pos(p, j->loc), j_ls = line_start(p, j0);
-	size_t j_ob = brace_after(p, j0), j_hdr_end = next_line(p, j_ob);
-	size_t j_cb = matching(p, j_ob), j_cb_ls = line_start(p, j_cb), j_end = next_line(p, j_cb);
-	size_t k0 = pos(p, k->loc), k_ls = line_start(p, k0);
-	size_t k_ob = brace_after(p, k0), k_hdr_end = next_line(p, k_ob);
-	size_t k_cb = matching(p, k_ob), k_cb_ls = line_start(p, k_cb), k_end = next_line(p, k_cb);
-	const char *ind = line_indent(p, r0); /* the loops start their lines (rewrite_layout_ok()) */
-	const char *rn = r->sym->name;
-	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", ro, (long long)(n / u)), r0);
-	copy(o, j_ls, j_hdr_end); /* loop j M { */
-	copy(o, k_ls, k_hdr_end); /* loop k K { */
-	gen(o, fmt_str(&p->arena, "%s      loop %s %d unroll {\n%s        let %s = add (mul %s %d) %s\n", ind, ru, u, ind, rn,
-		       ro, u, ru), k0);
-	copy(o, hdr_end, j_ls);      /* LETS1 */
-	copy(o, j_hdr_end, k_ls);    /* LETS2 */
-	copy(o, k_hdr_end, k_cb_ls); /* S */
-	gen(o, fmt_str(&p->arena, "%s      }\n", ind), k_cb);
-	copy(o, k_cb_ls, k_end);     /* } of loop k */
-	copy(o, j_cb_ls, j_end);     /* } of loop j */
-	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
-	if (full == n)
-		return;
-	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n", ind, rr, (long long)(n - full), ind, rn,
-		       rr, (long long)full), r0);
-	copy(o, hdr_end, cb_ls);     /* LETS1 loop j M { ... } */
-	gen(o, fmt_str(&p->arena, "%s}", ind), cb);
+	const Stmt *j = after_lets(r);
+	Span rs = loop_span(p, r), js = loop_span(p, j), ks = loop_span(p, after_lets(j));
+	const char *ind = line_indent(p, rs.at);
+	jam_head(o, r, &rs, ro);
+	copy(o, js.ls, js.hdr_end);       /* loop j M { */
+	copy(o, ks.ls, ks.hdr_end);       /* loop k K { */
+	jam_unrolled(o, r, &rs, ro, ru, 2, ks.at);
+	copy(o, rs.hdr_end, js.ls);       /* LETS1 */
+	copy(o, js.hdr_end, ks.ls);       /* LETS2 */
+	copy(o, ks.hdr_end, ks.cb_ls);    /* S */
+	gen(o, fmt_str(&p->arena, "%s      }\n", ind), ks.cb);
+	copy(o, ks.cb_ls, ks.end);        /* } of loop k */
+	copy(o, js.cb_ls, js.end);        /* } of loop j */
+	gen(o, fmt_str(&p->arena, "%s}", ind), rs.cb);
+	jam_rest(o, r, &rs, rr);
 }
 
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
