@@ -44,9 +44,45 @@
  */
 #include "opt.h"
 
+/* The unroll loops nested in statements S multiply to at most this (docs/language.md
+ * 6.2.2 allows 4096). */
+static int64_t unroll_inside(const Stmt *s)
+{
+	int64_t most = 1;
+	for (; s; s = s->next) {
+		int64_t n = 1;
+		if (s->kind == ST_LOOP)
+			n = (s->axis == AX_UNROLL ? s->bound_lit : 1) * unroll_inside(s->body);
+		else if (s->kind == ST_IF)
+			n = unroll_inside(s->then_) > unroll_inside(s->else_) ? unroll_inside(s->then_) : unroll_inside(s->else_);
+		if (n > most)
+			most = n;
+	}
+	return most;
+}
+
+/* Whether a jam of loop J, which adds an unroll loop of OPT_JAM around J's body, leaves a
+ * program that checks: the unroll loops around and inside J times OPT_JAM stay within
+ * docs/language.md 6.2.2's 4096, and J is not in a grid or a block (where the left-over
+ * loop's second form of each offset would need the exact analysis on the kernel, which
+ * may not decide it). */
+static bool jam_fits(const Stmt *j)
+{
+	int64_t around = 1;
+	for (const Stmt *a = j->parent; a; a = a->parent) {
+		if (a->kind != ST_LOOP)
+			continue;
+		if (a->axis == AX_GLOBAL || a->axis == AX_LOCAL)
+			return false;
+		if (a->axis == AX_UNROLL)
+			around *= a->bound_lit;
+	}
+	return around * unroll_inside(j->body) * OPT_JAM <= 4096;
+}
+
 int jam_candidate(UirProgram *p, const Stmt *j)
 {
-	if (j->kind != ST_LOOP || j->axis != AX_NONE || j->bound_lit < 2 * OPT_JAM)
+	if (j->kind != ST_LOOP || j->axis != AX_NONE || j->bound_lit < 2 * OPT_JAM || !jam_fits(j))
 		return 0;
 	bool red = false;
 	const Stmt *k = interchange_legal(p, j, &red);
@@ -121,7 +157,7 @@ static bool plain_buffers_only(const Stmt *s)
 
 int jam_outer_candidate(UirProgram *p, const Stmt *r)
 {
-	if (r->kind != ST_LOOP || r->axis != AX_NONE || r->bound_lit < 2 * OPT_JAM)
+	if (r->kind != ST_LOOP || r->axis != AX_NONE || r->bound_lit < 2 * OPT_JAM || !jam_fits(r))
 		return 0;
 	const Stmt *j = r->body;
 	for (; j && j->kind == ST_LET; j = j->next)

@@ -45,7 +45,8 @@ void opt_program(UirProgram *p);
  * opt_private marks, every opt_expand carried out (expand.c) -- to free with uir_free().
  * With OWN_TEXT, its source is that text (`uir opt` prints it); else its source and
  * locations are P's, so that a fault is reported where P has the access. NULL as well when
- * the rewritten text does not check (then P runs unrewritten; UIR_OPT_DEBUG=1 in the
+ * the rewritten text does not check: then P's decisions that need a rewrite are cleared
+ * and P runs, and `uir opt` prints it, with the others (UIR_OPT_DEBUG=1 in the
  * environment prints why). */
 UirProgram *opt_rewrite(UirProgram *p, bool own_text);
 /* The text `uir opt` prints for optimised program P (opt_rewrite()'s, with its own text):

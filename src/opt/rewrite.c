@@ -927,6 +927,10 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 		fprintf(stderr, "uir: the optimiser's rewrite of %s does not check; it runs as written:\n%s\n%s", p->path,
 			diag_text ? diag_text : "", o.s ? o.s : "");
 	free(diag_text);
+	if (!q) { /* P runs, and `uir opt` prints it, with the decisions that need no rewrite */
+		no_rewrites(p->top);
+		p->opt_rewrites = false;
+	}
 	if (q) {
 		opt_program(q);
 		q->opt_rewrites = false; /* a second rewrite is not carried out */
