@@ -89,6 +89,14 @@ static int uir_wanted_threads(void)
 	return uir_the_pool.requested > 0 ? uir_the_pool.requested : uir_default_threads();
 }
 
+/* One round of a spin-wait: a hint to the CPU that this thread waits. */
+static inline void uir_spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /* Runs chunks of the current loop on worker W until none is left, or until one of its
  * chunks faulted. */
 static void uir_run_share(int32_t w)
@@ -126,9 +134,7 @@ static void *uir_worker_main(void *arg)
 		int spins = 0;
 		while (__atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) == seen && spins < UIR_SPIN_ROUNDS) {
 			spins++;
-#if defined(__x86_64__) || defined(__i386__)
-			__builtin_ia32_pause();
-#endif
+			uir_spin_pause();
 		}
 		pthread_mutex_lock(&p->mu);
 		while (__atomic_load_n(&p->generation, __ATOMIC_SEQ_CST) == seen && !p->stop)
@@ -255,11 +261,8 @@ UIR_PARALLEL_API uint64_t uir_parallel_for_chunks(int32_t n, uir_chunk_fn body, 
 	pthread_mutex_unlock(&p->mu);
 	uir_run_share(0);
 	/* spin a little before sleeping, as the workers do */
-	for (int spins = 0; spins < UIR_SPIN_ROUNDS && __atomic_load_n(&p->active, __ATOMIC_ACQUIRE) > 0; spins++) {
-#if defined(__x86_64__) || defined(__i386__)
-		__builtin_ia32_pause();
-#endif
-	}
+	for (int spins = 0; spins < UIR_SPIN_ROUNDS && __atomic_load_n(&p->active, __ATOMIC_ACQUIRE) > 0; spins++)
+		uir_spin_pause();
 	pthread_mutex_lock(&p->mu);
 	while (p->active > 0)
 		pthread_cond_wait(&p->done_cv, &p->mu);

@@ -493,6 +493,8 @@ double stmts_code_size(const Stmt *s);
  * such a nest rendered as C. */
 bool unroll_fits(const Stmt *s);
 #define UIR_UNROLL_MAX_SIZE 8192.0
+/* The most iterations nested `unroll` loops may multiply to (docs/language.md 6.2.2). */
+#define UIR_UNROLL_MAX_NESTED 4096
 
 /* ---- check/races.c ---- */
 bool check_races(UirProgram *p, unsigned flags); /* UIR_CHECK_* flags */

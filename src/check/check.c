@@ -282,10 +282,10 @@ static void check_axes(AxisCtx *c, Stmt *s)
 						   "the bound of an unroll loop must be an integer literal from 1 to 64");
 				} else {
 					in.unroll = c->unroll * s->bound_lit;
-					if (in.unroll > 4096 && c->unroll <= 4096)
+					if (in.unroll > UIR_UNROLL_MAX_NESTED && c->unroll <= UIR_UNROLL_MAX_NESTED)
 						diag_later(c->p, s->value->loc, "E0402", NULL,
-							   "nested unroll loops multiply to %lld iterations; at most 4096",
-							   (long long)in.unroll);
+							   "nested unroll loops multiply to %lld iterations; at most %d",
+							   (long long)in.unroll, UIR_UNROLL_MAX_NESTED);
 				}
 				break;
 			case AX_NONE:

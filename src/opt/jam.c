@@ -35,8 +35,8 @@
  * (the N % U left over as written), U iterations of r side by side instead of U of j. Each
  * block of U iterations of r then reads what j selects (A[s,t] of the product above, every
  * row of A) once instead of U times: for PolyBench's L L^T over 2000^3, 8 GB from memory
- * instead of 64. Legality: the iterations of r are independent (loop_conflict() on every
- * memory: no element one writes is read or written by another), so they may interleave in
+ * instead of 64. Legality: the iterations of r are independent (loop_independent(): no
+ * element one writes is read or written by another), so they may interleave in
  * any way; within each, j and k keep their order. LETS1 load nothing (nothing in them can
  * fault, and the accesses of j's body are proven in bounds: interchange_legal()) and the
  * bounds of j and k are literals (they move outside r_u, with no check on entry); no scalar
@@ -45,16 +45,18 @@
 #include "opt.h"
 
 /* The unroll loops nested in statements S multiply to at most this (docs/language.md
- * 6.2.2 allows 4096). */
+ * 6.2.2 allows UIR_UNROLL_MAX_NESTED). */
 static int64_t unroll_inside(const Stmt *s)
 {
 	int64_t most = 1;
 	for (; s; s = s->next) {
 		int64_t n = 1;
-		if (s->kind == ST_LOOP)
+		if (s->kind == ST_LOOP) {
 			n = (s->axis == AX_UNROLL ? s->bound_lit : 1) * unroll_inside(s->body);
-		else if (s->kind == ST_IF)
-			n = unroll_inside(s->then_) > unroll_inside(s->else_) ? unroll_inside(s->then_) : unroll_inside(s->else_);
+		} else if (s->kind == ST_IF) {
+			int64_t t = unroll_inside(s->then_), e = unroll_inside(s->else_);
+			n = t > e ? t : e;
+		}
 		if (n > most)
 			most = n;
 	}
@@ -63,7 +65,7 @@ static int64_t unroll_inside(const Stmt *s)
 
 /* Whether a jam of loop J, which adds an unroll loop of OPT_JAM around J's body, leaves a
  * program that checks: the unroll loops around and inside J times OPT_JAM stay within
- * docs/language.md 6.2.2's 4096, and J is not in a grid or a block (where the left-over
+ * docs/language.md 6.2.2's UIR_UNROLL_MAX_NESTED, and J is not in a grid or a block (where the left-over
  * loop's second form of each offset would need the exact analysis on the kernel, which
  * may not decide it). */
 static bool jam_fits(const Stmt *j)
@@ -77,7 +79,7 @@ static bool jam_fits(const Stmt *j)
 		if (a->axis == AX_UNROLL)
 			around *= a->bound_lit;
 	}
-	return around * unroll_inside(j->body) * OPT_JAM <= 4096;
+	return around * unroll_inside(j->body) * OPT_JAM <= UIR_UNROLL_MAX_NESTED;
 }
 
 int jam_candidate(UirProgram *p, const Stmt *j)
@@ -175,10 +177,5 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r)
 		return 0;
 	if (stmts_code_size(r->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8 || !rewrite_layout_ok(p, r, NULL))
 		return 0;
-	for (int i = 0; i < p->nbufs + p->nallocs; i++) {
-		const char *why;
-		if (loop_conflict(p, r, i < p->nbufs ? p->bufs[i] : p->allocs[i - p->nbufs], &why) != LC_NONE)
-			return 0;
-	}
-	return OPT_JAM;
+	return loop_independent(p, (Stmt *)r, NULL, NULL) ? OPT_JAM : 0;
 }
