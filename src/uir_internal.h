@@ -273,6 +273,12 @@ struct Stmt {
 	                         * opt/rewrite.c); 0: none */
 	bool opt_jam_outer;     /* ... over the loop inside that loop, this loop's iterations
 	                         * run side by side there (opt/jam.c, "The outer jam") */
+	int opt_skew;           /* a time loop run over tiles of its sweeps' index skewed by
+	                         * opt_skew - 1 a step (opt/skew.c, carried out by
+	                         * opt/rewrite.c); 0: not */
+	int64_t opt_skew_width, opt_skew_tiles; /* ... the tiles' width and number */
+	bool opt_fixed;         /* the loop over a time skew's tiles, in the rewritten program:
+	                         * it and the loops in it run as written (no decision) */
 };
 
 /* What the body of a `thread` or `global` loop uses from outside it (check/captures.c,
@@ -337,6 +343,8 @@ struct UirProgram {
 	bool checked;
 	bool optimised;        /* opt_program() has run */
 	bool opt_rewrites;     /* some decision of it needs the program rewritten (opt/opt.h) */
+	bool opt_no_rewrite;   /* it is such a rewrite: opt_program() makes no decision that
+	                        * only a rewrite carries out and that none of its loops needs */
 	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records
 	                                  * into it (check/footprint.h); NULL otherwise */
 	struct Footprint *footprint_rec; /* what the last uir_check_footprint() recorded */

@@ -83,6 +83,8 @@ typedef struct Tr {
 	long budget;
 	bool no_init;       /* a load is never translated (not even from an INIT nobody
 	                     * stores over): the fact must hold for every input */
+	int nfree;          /* the loops of an access (from the outermost) whose indices are
+	                     * dimensions of the set; 0: the parallel loop's alone */
 } Tr;
 
 static bool fail(Tr *t, const char *why)
@@ -367,11 +369,12 @@ static bool reaches(Tr *t, const IslAccess *a)
 {
 	t->a = a;
 	Txt *o = t->t;
+	int nfree = t->nfree ? t->nfree : 1;
 	put(o, "(");
-	if (a->nloops > 1) {
+	if (a->nloops > nfree) {
 		put(o, "exists (");
-		for (int d = 1; d < a->nloops; d++)
-			put(o, "%si%c%d", d > 1 ? ", " : "", t->side, d);
+		for (int d = nfree; d < a->nloops; d++)
+			put(o, "%si%c%d", d > nfree ? ", " : "", t->side, d);
 		put(o, " : ");
 	}
 	for (int d = 0; d < a->nloops; d++) {
@@ -397,7 +400,7 @@ static bool reaches(Tr *t, const IslAccess *a)
 	memcpy(off, o->s + from, (size_t)len);
 	put(o, " <= e and e <= %.*s + %d", len, off, a->width - 1); /* the offset translated once */
 	free(off);
-	if (a->nloops > 1)
+	if (a->nloops > nfree)
 		put(o, ")");
 	put(o, ")");
 	return true;
@@ -488,7 +491,7 @@ IslAnswer isl_conflict(const IslQuestion *q, IslPair *pair, const char **why)
 		if (!any_w || !any_o)
 			continue;
 		Txt txt = { 0 };
-		Tr t = { q, q->acc, 'a', &txt, true, NULL, 200000, false };
+		Tr t = { q, q->acc, 'a', &txt, true, NULL, 200000, false, 0 };
 		if (!question_text(&t, w, other)) {
 			*why = fmt_str(&q->p->arena, "an offset is not quasi-affine in the loop indices (%s)", t.why);
 			r = ISL_UNKNOWN;
@@ -548,7 +551,7 @@ bool isl_in_bounds(UirProgram *p, isl_ctx *ctx, const IslAccess *a, int64_t size
 		return false;
 	IslQuestion q = { p, ctx, NULL, 0, a, 1 };
 	Txt txt = { 0 };
-	Tr t = { &q, a, 'a', &txt, true, NULL, 200000, true };
+	Tr t = { &q, a, 'a', &txt, true, NULL, 200000, true, 0 };
 	put(&txt, "{ [pa, e] : ");
 	bool ok = reaches(&t, a); /* left-out bounds and guards (those that load, too) only make the set larger */
 	put(&txt, " and (e < 0 or e >= %lld) }", (long long)size);
@@ -560,4 +563,81 @@ bool isl_in_bounds(UirProgram *p, isl_ctx *ctx, const IslAccess *a, int64_t size
 	}
 	free(txt.s);
 	return in;
+}
+
+/* The accesses of sweeps X (side a, the earlier) and Y (side b) that could form a pair, at
+ * least one of them writing: "(Wx and Ay) or (Ax and Wy)", each term a union of reaches(). */
+static bool skew_side(Tr *t, const int *sweep, int s, bool writes_only, char side)
+{
+	const IslQuestion *q = t->q;
+	t->side = side;
+	put(t->t, "(");
+	bool first = true;
+	for (int i = 0; i < q->nacc; i++) {
+		if (sweep[i] != s || (writes_only && !q->acc[i].store))
+			continue;
+		put(t->t, first ? "" : " or ");
+		first = false;
+		if (!reaches(t, &q->acc[i]))
+			return false;
+	}
+	if (first)
+		put(t->t, "1 = 0");
+	put(t->t, ")");
+	return true;
+}
+
+IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, const char **why)
+{
+	*why = NULL;
+	if (q->nouter > 64)
+		return (*why = "loops nested too deep"), ISL_SKEW_UNKNOWN;
+	for (int i = 0; i < q->nacc; i++)
+		if (q->acc[i].nloops < 2)
+			return (*why = "an access outside the sweeps"), ISL_SKEW_UNKNOWN;
+	IslSkew r = ISL_SKEW_OK;
+	for (int x = 0; x < nsweeps && r == ISL_SKEW_OK; x++)
+		for (int y = 0; y < nsweeps && r == ISL_SKEW_OK; y++) {
+			Txt txt = { 0 };
+			Tr t = { q, q->acc, 'a', &txt, true, NULL, 200000, true, 2 };
+			put(&txt, "{ [");
+			for (int k = 0; k < q->nouter; k++)
+				put(&txt, "o%d, ", k);
+			/* the instance (pa, x, ia1) comes before (pb, y, ib1) in the loop's order */
+			put(&txt, "pa, ia1, pb, ib1, e] : %s", x < y ? "pa <= pb" : x > y ? "pa < pb" : "(pa < pb or (pa = pb and ia1 < ib1))");
+			/* ... and the skewed tiles would run it after the other */
+			put(&txt, " and ia1 + %d * (%d * pa + %d) > ib1 + %d * (%d * pb + %d)", c, nsweeps, x, c, nsweeps, y);
+			for (int k = 0; k < q->nouter; k++) {
+				put(&txt, " and ");
+				t.a = q->acc;
+				range_of_loop(&t, q->outer[k]);
+			}
+			bool ok = true;
+			for (int half = 0; half < 2 && ok; half++) {
+				put(&txt, half ? " or (" : " and ((");
+				ok = skew_side(&t, sweep, x, half == 0, 'a');
+				put(&txt, " and ");
+				ok = ok && skew_side(&t, sweep, y, half == 1, 'b');
+				put(&txt, ")");
+			}
+			put(&txt, ") }");
+			if (!ok) {
+				*why = fmt_str(&q->p->arena, "an offset is not quasi-affine in the loop indices (%s)", t.why);
+				r = ISL_SKEW_UNKNOWN;
+			} else {
+				isl_set *s = isl_set_read_from_str(q->ctx, txt.s);
+				isl_bool empty = s ? isl_set_is_empty(s) : isl_bool_error;
+				if (empty == isl_bool_error) {
+					*why = "the integer set library ran past its budget of operations";
+					r = ISL_SKEW_UNKNOWN;
+				} else if (empty == isl_bool_false) {
+					*why = t.exact ? "two accesses of one element would run out of order"
+						       : "a guard or loop bound is not quasi-affine, and without it two accesses would run out of order";
+					r = t.exact ? ISL_SKEW_NO : ISL_SKEW_UNKNOWN;
+				}
+				isl_set_free(s);
+			}
+			free(txt.s);
+		}
+	return r;
 }

@@ -55,6 +55,18 @@ IslAnswer isl_conflict(const IslQuestion *q, IslPair *pair, const char **why);
  * replace it, and this fact lets back ends drop bounds checks. */
 bool isl_in_bounds(UirProgram *p, struct isl_ctx *ctx, const IslAccess *a, int64_t size);
 
+/* The time skew's question (opt/skew.c, docs/llvm.md "Time skewing"). Q's accesses are
+ * every access of one memory inside a loop t (loops[0]) whose body is NSWEEPS loops run in
+ * turn, the sweeps; loops[1] of access k is sweep SWEEP[k] (0 .. NSWEEPS-1) with index i.
+ * Step sigma = NSWEEPS * t + sweep. Whether any two instances of them touch one element, at
+ * least one writing, the earlier in t's order at (sigma1, i1) and the later at (sigma2, i2),
+ * with i1 + C * sigma1 > i2 + C * sigma2: ISL_SKEW_OK proves there are none, so tiles of the
+ * skewed index i + C * sigma, run one after the other, each over every step in order, keep
+ * the order of every pair that touches one element. Loads in offsets are never translated
+ * (the fact holds for every input); atomics count as writes. */
+typedef enum { ISL_SKEW_OK, ISL_SKEW_NO, ISL_SKEW_UNKNOWN } IslSkew;
+IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, const char **why);
+
 /* A new ISL context with the operation budget of one checked code (ISL_MAX_OPERATIONS
  * operations in all, so that no checked code takes more than a fraction of a second in
  * ISL, on any machine, with the same verdict); free with isl_budget_free(). */

@@ -438,12 +438,37 @@ static Range index_range(Range b)
 	return (Range){ 0, hi - 1, true };
 }
 
+/* The range of `add v L` (E, range R), v the index of a loop with bound `sub H L`, L a
+ * let: inside the loop 0 <= v < H - L, so L <= v + L < H when neither op wraps (the loops
+ * of a time skew, docs/llvm.md "Time skewing"). R otherwise. */
+static Range offset_in_loop(RangeCtx *c, Range r, const Expr *e)
+{
+	if (e->kind != EX_OP || e->op != OP_ADD || e->nargs != 2 || !e->nowrap || !r.known || range_empty(r))
+		return r;
+	for (int k = 0; k < 2; k++) {
+		const Expr *v = e->args[k], *l = e->args[1 - k];
+		if (v->kind != EX_NAME || !v->sym || v->sym->kind != SYM_LOOP || l->kind != EX_NAME || !l->sym ||
+		    l->sym->kind != SYM_LET)
+			continue;
+		const Expr *b = v->sym->def->value;
+		if (b->kind != EX_OP || b->op != OP_SUB || b->nargs != 2 || !b->nowrap || b->args[1]->kind != EX_NAME ||
+		    b->args[1]->sym != l->sym || !b->args[0]->rng.known || !c->env[l->sym->slot].known)
+			continue;
+		r.lo = max2(r.lo, c->env[l->sym->slot].lo);
+		r.hi = min2(r.hi, b->args[0]->rng.hi - 1);
+		if (r.lo > r.hi)
+			r = EMPTY;
+		return r;
+	}
+	return r;
+}
+
 static void stmts(RangeCtx *c, Stmt *s)
 {
 	for (; s; s = s->next) {
 		switch (s->kind) {
 		case ST_LET:
-			c->env[s->sym->slot] = expr(c, s->value);
+			c->env[s->sym->slot] = offset_in_loop(c, expr(c, s->value), s->value);
 			break;
 		case ST_STORE:
 		case ST_ATOMIC: {

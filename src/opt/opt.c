@@ -21,6 +21,8 @@
  *                      side by side inside k (jam.c), carried out by rewriting.
  *   Stmt.opt_jam_outer with opt_jam_mem on a loop r around such a j: U iterations of r
  *                      side by side inside k instead (jam.c, the outer jam).
+ *   Stmt.opt_skew      a time loop over sweeps, run over tiles of the sweeps' index skewed
+ *                      in time (skew.c), carried out by rewriting.
  */
 #include "opt.h"
 #include <stdlib.h>
@@ -106,7 +108,14 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		}
 		if (s->kind != ST_LOOP)
 			continue;
+		if (s->opt_fixed)
+			continue; /* a time skew's tiles, in order, each over a band that fits a cache;
+			           * a sweep over one band is too little work to wake the pool for */
 		bool par = in_parallel || (s->axis != AX_NONE && s->axis != AX_UNROLL);
+		if (s->axis == AX_NONE && !p->opt_no_rewrite && skew_candidate(o, s)) {
+			p->opt_rewrites = true; /* its sweeps are decided on the rewritten program */
+			continue;
+		}
 		if (s->axis == AX_NONE && (s->opt_expand = expand_candidate(o, s)) != NULL) {
 			/* the distributed loops are decided on the rewritten program, except the loop
 			 * over the blocks of an unroll-and-jam, which holds the expanded alloc: its

@@ -33,6 +33,18 @@
  * cycles' latency keep 2 adders a cycle busy. */
 #define OPT_JAM 8
 
+/* Time skewing (skew.c): a time loop of at least OPT_SKEW_MIN_STEPS sweeps in all over
+ * memories of at least OPT_SKEW_MIN_BYTES (past the second-level cache), in tiles whose
+ * share of those memories is about OPT_SKEW_TILE_BYTES (half of a 1 MiB second-level
+ * cache), skewed by at most OPT_SKEW_MAX a step; at most OPT_SKEW_MAX_DEPTH loops from the
+ * time loop down to an access (sweeps of one or two dimensions: a deeper nest's legality
+ * questions cost ISL about 100 ms). */
+#define OPT_SKEW_MIN_STEPS 8
+#define OPT_SKEW_MIN_BYTES (2.0 * 1024 * 1024)
+#define OPT_SKEW_TILE_BYTES (512.0 * 1024)
+#define OPT_SKEW_MAX 3
+#define OPT_SKEW_MAX_DEPTH 3
+
 /* Sets Stmt.opt_parallel, opt_private, opt_expand and opt_inner over checked program P,
  * once (UirProgram.optimised), and UirProgram.opt_rewrites when some decision needs the
  * program rewritten (opt_rewrite()). Its cost is the exact analysis's for the candidate
@@ -101,10 +113,6 @@ bool distribute_candidate(OptCtx *o, Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept and it pays, else NULL. */
 const Stmt *interchange_inner(UirProgram *p, const Stmt *j);
-/* interchange.c: whether E, a loop bound, is an integer literal or loads nothing and names
- * only what is defined outside loop J (not J's index, not its lets): the same value
- * wherever in J's nest it is evaluated. */
-bool invariant_bound(const Expr *e, const Stmt *j);
 /* interchange.c: the k loop of plain loop J when `loop j { LETS loop k { S } }` may run as
  * `loop k { loop j { LETS S } }` with every result bit kept, paying or not, else NULL;
  * *REDUCTION: some memory S writes is at an offset invariant in k and distinct for each j
@@ -121,5 +129,10 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r);
  * in K that only reads is stride 1 or invariant in j, and every access is proven in bounds
  * (legality aside: expand.c asks it of the loops it is about to make). */
 bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k);
+
+/* skew.c: whether plain loop T, a time loop whose body is sweeps (loops with literal
+ * bounds), may run over tiles of the sweeps' index skewed in time with every bit kept, and
+ * it pays; then sets T's opt_skew, opt_skew_width and opt_skew_tiles. */
+bool skew_candidate(OptCtx *o, Stmt *t);
 
 #endif

@@ -42,6 +42,8 @@ typedef struct Out {
 		const char *name;
 	} *alias;
 	int nalias;
+	size_t *fixed;    /* where the new text has the loops over the tiles of a time skew */
+	int nfixed;
 } Out;
 
 static void out_free(Out *o)
@@ -49,6 +51,7 @@ static void out_free(Out *o)
 	free(o->seg);
 	free(o->ren);
 	free(o->alias);
+	free(o->fixed);
 }
 
 static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
@@ -510,6 +513,52 @@ static void jam_outer_loop(Out *o, const Stmt *r, const char *ro, const char *ru
 	jam_rest(o, r, &rs, rr);
 }
 
+/* The first value of sweep SW's index (N iterations, step S of M a time step, skew C) in
+ * tile TK of width W of time loop T: clamp(TK * W - C * (M * t + S), 0, N), as text;
+ * NEXT: of tile TK + 1 (opt/skew.c). */
+static const char *skew_edge(UirProgram *p, const Stmt *t, const Stmt *sw, const char *tk, int s, int m, bool next)
+{
+	int c = t->opt_skew - 1;
+	const char *tile = next ? fmt_str(&p->arena, "(mul (add %s 1) %lld)", tk, (long long)t->opt_skew_width)
+				: fmt_str(&p->arena, "(mul %s %lld)", tk, (long long)t->opt_skew_width);
+	const char *at = c == 0 ? tile : fmt_str(&p->arena, "(sub %s (add (mul %d %s) %d))", tile, c * m, t->sym->name, c * s);
+	return fmt_str(&p->arena, "(max 0 (min %lld %s))", (long long)sw->bound_lit, at);
+}
+
+/* Writes time loop T, whose body is sweeps, by time skewing (opt/skew.c): TK over the
+ * tiles outside T, each sweep over its part of the tile as `let i_loS = LO  let i_hiS = HI
+ * loop i_s (sub i_hiS i_loS) { let i = add i_s i_loS  BODY }` (check/ranges.c then shows
+ * i within [LO, HI), so the body's accesses stay proven in bounds). */
+static void skew_loop(Out *o, const Stmt *t, const char *tk)
+{
+	UirProgram *p = o->p;
+	Span ts = loop_span(p, t);
+	const char *ind = line_indent(p, ts.at);
+	int m = 0;
+	for (const Stmt *sw = t->body; sw; sw = sw->next)
+		m++;
+	o->fixed = xrealloc(o->fixed, (size_t)(o->nfixed + 1) * sizeof *o->fixed);
+	o->fixed[o->nfixed++] = o->n;
+	gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s", tk, (long long)t->opt_skew_tiles, ind), ts.at);
+	copy(o, ts.at, ts.hdr_end);       /* loop t T { */
+	size_t from = ts.hdr_end;
+	int s = 0;
+	for (const Stmt *sw = t->body; sw; sw = sw->next, s++) {
+		Span ss = loop_span(p, sw);
+		copy(o, from, ss.ls);         /* what stands between the sweeps */
+		const char *v = sw->sym->name, *sind = line_indent(p, ss.at), *is = new_name(p, v, "s", NULL, 0);
+		const char *lo = new_name(p, v, fmt_str(&p->arena, "lo%d", s), NULL, 0);
+		const char *hi = new_name(p, v, fmt_str(&p->arena, "hi%d", s), NULL, 0);
+		gen(o, fmt_str(&p->arena, "%slet %s = %s\n%slet %s = %s\n%sloop %s (sub %s %s) {\n%s  let %s = add %s %s\n",
+			       sind, lo, skew_edge(p, t, sw, tk, s, m, false), sind, hi, skew_edge(p, t, sw, tk, s, m, true),
+			       sind, is, hi, lo, sind, v, is, lo), ss.at);
+		copy(o, ss.hdr_end, ss.end);  /* the sweep's body and its } */
+		from = ss.end;
+	}
+	copy(o, from, ts.cb + 1);         /* } of loop t */
+	gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
+}
+
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
  * for the first store with the statements up to the next loop, one for each loop, one for
  * each run of statements between loops (expand.c); distributed alone when J is
@@ -557,7 +606,7 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 
 /* ---- the whole text ---- */
 
-typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL, ED_JAM } EditKind;
+typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL, ED_JAM, ED_SKEW } EditKind;
 
 typedef struct Edit {
 	size_t at;
@@ -675,6 +724,10 @@ static void find_edits(Edits *e, const Stmt *s)
 		if (s->kind != ST_LOOP)
 			continue;
 		size_t at = pos(p, s->loc);
+		if (s->opt_skew) {
+			add(e, (Edit){ .at = at, .kind = ED_SKEW, .s = s, .name = take_name(e, s->sym->name, "k") });
+			continue; /* its sweeps are decided on the rewritten program */
+		}
 		if (s->opt_jam_mem) {
 			add(e, (Edit){ .at = at, .kind = ED_JAM, .s = s, .jo = take_name(e, s->sym->name, "o"),
 				       .ju = take_name(e, s->sym->name, "u"), .name = take_name(e, s->sym->name, "r") });
@@ -801,6 +854,10 @@ static void build(Out *o, bool comments)
 				jam_mem_loop(o, d->s, d->jo, d->ju, d->name);
 			from = matching(p, brace_after(p, d->at)) + 1;
 			break;
+		case ED_SKEW:
+			skew_loop(o, d->s, d->name);
+			from = matching(p, brace_after(p, d->at)) + 1;
+			break;
 		case ED_EXPAND: {
 			if (d->s->opt_jam)
 				jammed_loop(o, d->s, d->name, d->jo, d->ju);
@@ -881,6 +938,20 @@ static void remap_stmts(const Remap *r, Stmt *s)
 	}
 }
 
+/* Marks the loops of S that stand at one of O's fixed places (Stmt.opt_fixed). */
+static void mark_fixed(UirProgram *q, const Out *o, Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP)
+			for (int k = 0; k < o->nfixed; k++)
+				if (pos(q, s->loc) == o->fixed[k])
+					s->opt_fixed = true;
+		mark_fixed(q, o, s->body);
+		mark_fixed(q, o, s->then_);
+		mark_fixed(q, o, s->else_);
+	}
+}
+
 /* Clears the decisions that need a rewrite below S (the rewritten program's: not carried
  * out, so neither run nor printed). */
 static void no_rewrites(Stmt *s)
@@ -895,6 +966,7 @@ static void no_rewrites(Stmt *s)
 		s->opt_jam_mem = 0;
 		s->opt_jam_outer = false;
 		s->opt_distribute = false;
+		s->opt_skew = 0;
 		no_rewrites(s->body);
 		no_rewrites(s->then_);
 		no_rewrites(s->else_);
@@ -932,6 +1004,8 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 		p->opt_rewrites = false;
 	}
 	if (q) {
+		q->opt_no_rewrite = true;
+		mark_fixed(q, &o, q->top);
 		opt_program(q);
 		q->opt_rewrites = false; /* a second rewrite is not carried out */
 		no_rewrites(q->top);

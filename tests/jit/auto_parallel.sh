@@ -143,6 +143,15 @@ want_opt jam_matvec.uir '    loop i_u 8 unroll {'
 want_opt jam_matvec.uir '      let i = add (mul i_o 8) i_u'
 want_opt jam_matvec.uir '    store acc_x i_u (add (load acc_x i_u) (mul (load A (add (mul i 200) j)) (load x j)))'
 if "$uir" opt "$dir/jam_odd.uir" | grep -q '_o\|_u\|_x'; then bad "uir opt jam_odd.uir: an unroll-and-jam"; else ok; fi
+# time skewing (docs/llvm.md, "Time skewing"): tiles of i skewed by 1 a sweep; a read 5
+# ahead of the sweep before, or a step with its own row, keeps the time loop as written
+want_opt skew_stencil.uir 'loop t_k 5 {'
+want_opt skew_stencil.uir '  let i_lo1 = (max 0 (min 262142 (sub (mul t_k 65535) (add (mul 2 t) 1))))'
+want_opt skew_stencil.uir '  loop i_s (sub i_hi1 i_lo1) {'
+want_opt skew_stencil.uir '    let i = add i_s i_lo1'
+for f in skew_far_read skew_time_offset; do
+	if "$uir" opt "$dir/$f.uir" | grep -q '_k\|_lo'; then bad "uir opt $f.uir: a time skew"; else ok; fi
+done
 for f in acc_carried acc_if acc_outer_read; do
 	"$uir" opt "$dir/$f.uir" | cmp -s - "$dir/$f.uir" && ok || bad "uir opt $f.uir is not the program itself"
 done

@@ -395,6 +395,14 @@ int main(void)
 	       0, false, true, devnull);
 	bounds("buffer a i32 8\nbuffer n i32 1 = [4]\nloop i (load n 0) { loop j 4 { store a (add i j) 1 } }\n", 0, false,
 	       true, devnull);
+	/* a loop of bound `sub H L` over `let i = add s L` (a time skew's sweeps, docs/llvm.md):
+	 * L <= i < H, though the loaded n keeps ISL out */
+	bounds("buffer a f32 100\nbuffer n i32 1\nloop t 4 { let lo = max 0 (min 99 (load n 0))\n"
+	       "let hi = max 0 (min 99 (add (load n 0) 10))\nloop s (sub hi lo) { let i = add s lo\n"
+	       "store a (add i 1) (load a i) } }\n", 0, true, true, devnull);
+	bounds("buffer a f32 99\nbuffer n i32 1\nloop t 4 { let lo = max 0 (min 99 (load n 0))\n"
+	       "let hi = max 0 (min 99 (add (load n 0) 10))\nloop s (sub hi lo) { let i = add s lo\n"
+	       "store a (add i 1) (load a i) } }\n", 0, false, true, devnull);
 	random_programs(3000, devnull);
 	fclose(devnull);
 	printf("%d passed, %d failed\n", passed, failed);

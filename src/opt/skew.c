@@ -1,0 +1,243 @@
+/* skew.c - time skewing of a stencil's time loop, a decision of the loop optimiser (opt.c)
+ * that opt/rewrite.c carries out on the program's text (docs/llvm.md, "Time skewing").
+ * A time loop whose body is sweeps over one index,
+ *
+ *     loop t T {                       loop t_k NT {
+ *       loop i N0 { S0 }                 loop t T {
+ *       loop i N1 { S1 }       into        let i_lo0 = LO0  let i_hi0 = HI0
+ *     }                                    loop i_s (sub i_hi0 i_lo0) { let i = add i_s i_lo0  S0 }
+ *                                          let i_lo1 = LO1  let i_hi1 = HI1
+ *                                          loop i_s (sub i_hi1 i_lo1) { let i = add i_s i_lo1  S1 }
+ *                                        } }
+ *
+ * with LOs = clamp(t_k W - C sigma, 0, Ns) and HIs = clamp((t_k + 1) W - C sigma, 0, Ns),
+ * sigma = 2t + s the step, runs the steps over one tile of the skewed index i + C sigma at
+ * a time: a band of W values of i that moves C to the left at every step. Every instance
+ * (t, s, i) runs exactly once, in the tile floor((i + C sigma) / W), and within a tile in
+ * the original order. So the order of two instances changes only when the earlier one's
+ * tile is the later one's: never, when no pair of instances that touch one element (at least
+ * one writing) has the earlier at a larger i + C sigma -- the question conflict_isl.c's
+ * isl_skew_ok() puts to ISL, for C = 1, then 3 (a larger C is legal wherever a smaller one is,
+ * and as fast).
+ * Then every memory gets its accesses in the original order, element by element, and every
+ * bit is kept; every access is proven in bounds, so no fault moves.
+ *
+ * It pays when the steps sweep the same elements again (no offset uses t) and the memories
+ * they stream through are larger than the second-level cache: a tile's band of W rows stays
+ * in it for all T steps instead of every step reading the whole memory again.
+ *
+ * Source: time skewing (Wolf and Lam, "A loop transformation theory and an algorithm to
+ * maximize parallelism", IEEE TPDS 1991; Wonnacott, "Using time skewing to eliminate idle
+ * time due to memory bandwidth", IPDPS 2000); the legality as a check that a new schedule
+ * keeps every dependence, as Polly and PPCG check theirs with ISL.
+ */
+#include "opt.h"
+#include "../check/conflict_isl.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* One access inside the time loop: its memory, the question's form of it, its sweep. */
+typedef struct SkAcc {
+	const Mem *m;
+	IslAccess a;
+	int sweep;
+} SkAcc;
+
+typedef struct Sk {
+	UirProgram *p;
+	Stmt *loops[OPT_SKEW_MAX_DEPTH]; /* the time loop, the sweep, the loops down to here */
+	int nl;
+	const Stmt *ifs[64];
+	bool thens[64];
+	int nif;
+	SkAcc *v;
+	int n, cap;
+	int sweep;
+	bool ok;
+} Sk;
+
+static void note(Sk *k, const Mem *m, const Expr *off, int width, bool store, bool atomic, AtomicOp aop, bool in_bounds)
+{
+	if (!k->ok)
+		return;
+	if (!in_bounds || expr_refers_to(off, k->loops[0]->sym)) {
+		/* a fault could move; the steps do not sweep the same elements again, so no
+		 * tile would find its band in the cache */
+		k->ok = false;
+		return;
+	}
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 16;
+		k->v = xrealloc(k->v, (size_t)k->cap * sizeof *k->v);
+	}
+	Arena *ar = &k->p->arena;
+	Stmt **loops = arena_alloc(ar, (size_t)k->nl * sizeof *loops);
+	memcpy(loops, k->loops, (size_t)k->nl * sizeof *loops);
+	const Stmt **ifs = arena_alloc(ar, (size_t)k->nif * sizeof *ifs + 1);
+	bool *thens = arena_alloc(ar, (size_t)k->nif * sizeof *thens + 1);
+	memcpy(ifs, k->ifs, (size_t)k->nif * sizeof *ifs);
+	memcpy(thens, k->thens, (size_t)k->nif * sizeof *thens);
+	k->v[k->n++] = (SkAcc){ m, { off, width, store, atomic, aop, (Stmt *const *)loops, k->nl, ifs, thens, k->nif },
+				k->sweep };
+}
+
+static void walk_expr(Sk *k, const Expr *e)
+{
+	if (!k->ok || e->kind != EX_OP)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		walk_expr(k, e->args[i]);
+	if (e->op == OP_LOAD)
+		note(k, e->mem, e->args[0], e->width, false, false, 0, e->in_bounds);
+}
+
+static void walk(Sk *k, const Stmt *s)
+{
+	for (; s && k->ok; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			walk_expr(k, s->value);
+			break;
+		case ST_STORE:
+		case ST_ATOMIC:
+			walk_expr(k, s->off);
+			walk_expr(k, s->val);
+			note(k, s->mem, s->off, s->kind == ST_STORE ? s->width : 1, true, s->kind == ST_ATOMIC, s->aop,
+			     s->in_bounds);
+			break;
+		case ST_LOOP:
+			if ((s->axis != AX_NONE && s->axis != AX_UNROLL) || k->nl == OPT_SKEW_MAX_DEPTH) {
+				k->ok = false;
+				return;
+			}
+			walk_expr(k, s->value);
+			k->loops[k->nl++] = (Stmt *)s;
+			walk(k, s->body);
+			k->nl--;
+			break;
+		case ST_IF:
+			if (k->nif == 64) {
+				k->ok = false;
+				return;
+			}
+			walk_expr(k, s->cond);
+			k->ifs[k->nif] = s;
+			k->thens[k->nif++] = true;
+			walk(k, s->then_);
+			k->thens[k->nif - 1] = false;
+			walk(k, s->else_);
+			k->nif--;
+			break;
+		default:
+			k->ok = false; /* a declaration: an alloc homed here */
+			return;
+		}
+	}
+}
+
+/* Whether every pair of the accesses K->v of each memory keeps its order under the skew C
+ * (isl_skew_ok()); the loops around T are the question's outer loops. */
+static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c)
+{
+	Stmt *outer[64];
+	int no = 0;
+	for (Stmt *a = t->parent; a; a = a->parent)
+		if (a->kind == ST_LOOP) {
+			if (no == 64)
+				return false;
+			outer[no++] = a;
+		}
+	for (int i = 0; i < no / 2; i++) { /* outermost first */
+		Stmt *x = outer[i];
+		outer[i] = outer[no - 1 - i];
+		outer[no - 1 - i] = x;
+	}
+	IslAccess *acc = xmalloc(((size_t)k->n + 1) * sizeof *acc);
+	int *sweep = xmalloc(((size_t)k->n + 1) * sizeof *sweep);
+	bool *done = xcalloc((size_t)k->n + 1, sizeof *done);
+	bool ok = true;
+	for (int i = 0; i < k->n && ok; i++) {
+		if (done[i])
+			continue;
+		int n = 0;
+		bool writes = false;
+		for (int j = i; j < k->n; j++)
+			if (k->v[j].m == k->v[i].m) {
+				done[j] = true;
+				acc[n] = k->v[j].a;
+				sweep[n++] = k->v[j].sweep;
+				writes |= k->v[j].a.store;
+			}
+		if (!writes)
+			continue; /* read only: any order */
+		IslQuestion q = { k->p, ctx, outer, no, acc, n };
+		const char *why;
+		ok = isl_skew_ok(&q, sweep, nsweeps, c, &why) == ISL_SKEW_OK;
+	}
+	free(acc);
+	free(sweep);
+	free(done);
+	return ok;
+}
+
+bool skew_candidate(OptCtx *o, Stmt *t)
+{
+	UirProgram *p = o->p;
+	if (t->axis != AX_NONE || t->bound_lit < 2 || !t->body || !rewrite_layout_ok(p, t, NULL))
+		return false;
+	int m = 0;
+	int64_t nmax = 0;
+	for (const Stmt *s = t->body; s; s = s->next) {
+		if (s->kind != ST_LOOP || s->axis != AX_NONE || s->bound_lit < 1 || !rewrite_layout_ok(p, s, NULL))
+			return false;
+		m++;
+		if (s->bound_lit > nmax)
+			nmax = s->bound_lit;
+	}
+	if (m * t->bound_lit < OPT_SKEW_MIN_STEPS || nmax < 2)
+		return false;
+	Sk k = { .p = p, .ok = true };
+	k.loops[k.nl++] = t;
+	for (Stmt *s = t->body; s && k.ok; s = s->next, k.sweep++) {
+		walk_expr(&k, s->value);
+		k.loops[k.nl++] = s;
+		walk(&k, s->body);
+		k.nl--;
+	}
+	/* the bytes of the memories the sweeps use, and a tile's share of them */
+	double bytes = 0;
+	for (int i = 0; i < k.n && k.ok; i++) {
+		bool first = true;
+		for (int j = 0; j < i && first; j++)
+			first = k.v[j].m != k.v[i].m;
+		if (first)
+			bytes += (double)k.v[i].m->size * uir_type_size(k.v[i].m->ty);
+	}
+	int64_t steps = m * t->bound_lit, w = 0, ntiles = 0;
+	if (k.ok && bytes >= OPT_SKEW_MIN_BYTES) {
+		w = (int64_t)(OPT_SKEW_TILE_BYTES * (double)nmax / bytes);
+		if (w < 1)
+			w = 1;
+	}
+	bool ok = false;
+	struct isl_ctx *ctx = w > 0 ? isl_budget_ctx() : NULL; /* one budget for every C */
+	/* a larger skew is legal wherever a smaller one is (a pair's steps differ, or it is in
+	 * order in one sweep), and runs as fast: 1 (a stencil of radius 1), else the largest */
+	static const int tries[] = { 1, OPT_SKEW_MAX };
+	for (int n = 0; w > 0 && n < 2 && !ok; n++) {
+		int c = tries[n];
+		ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
+		/* the new loops' arithmetic fits in i32 */
+		if ((ntiles + 1) * w + c * steps >= INT32_MAX)
+			break;
+		if (skew_legal(&k, ctx, t, m, c)) {
+			ok = true;
+			t->opt_skew = c + 1;
+			t->opt_skew_width = w;
+			t->opt_skew_tiles = ntiles;
+		}
+	}
+	isl_budget_free(ctx);
+	free(k.v);
+	return ok;
+}
