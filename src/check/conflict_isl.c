@@ -598,6 +598,16 @@ IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, 
 	IslSkew r = ISL_SKEW_OK;
 	for (int x = 0; x < nsweeps && r == ISL_SKEW_OK; x++)
 		for (int y = 0; y < nsweeps && r == ISL_SKEW_OK; y++) {
+			/* a pair of sweeps that does not both access the memory, one of them writing,
+			 * has no instances to order */
+			bool in_x = false, in_y = false, writes = false;
+			for (int i = 0; i < q->nacc; i++) {
+				in_x |= sweep[i] == x;
+				in_y |= sweep[i] == y;
+				writes |= (sweep[i] == x || sweep[i] == y) && q->acc[i].store;
+			}
+			if (!in_x || !in_y || !writes)
+				continue;
 			Txt txt = { 0 };
 			Tr t = { q, q->acc, 'a', &txt, true, NULL, 200000, true, 2 };
 			put(&txt, "{ [");
