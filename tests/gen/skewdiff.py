@@ -191,9 +191,10 @@ class Gen:
     # ---- sweeps ----
     def sweep(self, s, ind, prev):
         r = self.r
-        tgt = self.writable[s % len(self.writable)] if r.random() < 0.7 else r.choice(self.writable)
+        tgt = self.writable[s % len(self.writable)] if r.random() < 0.85 else r.choice(self.writable)
         others = [b for b in self.names if b != tgt]
-        inplace = r.random() < 0.25 or not others
+        # one sweep a step, or one buffer written: in place mostly, so that a step needs the one before
+        inplace = r.random() < (0.7 if self.m == 1 or len(self.writable) == 1 else 0.25) or not others
         main = prev if prev in others else (r.choice(others) if others else tgt)
         srcs = [tgt] if inplace else []
         start, first = ind, len(self.lines)
@@ -362,7 +363,7 @@ class Gen:
         decls = []
         seed = lambda: r.randint(0, 2 ** 32 - 1)
         for b in self.names:
-            if b == 'a' or (b == 'c' and self.ro) or r.random() < 0.5:
+            if b == 'a' or (b == self.names[-1] and self.ro) or r.random() < 0.5:
                 rng = '' if self.ty == 'f32' else r.choice(['', ' -1000 1000', ' 0 16'])
                 decls.append('buffer %s %s %d = random %d%s' % (b, self.ty, self.N, seed(), rng))
             else:
