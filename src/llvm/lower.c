@@ -620,7 +620,7 @@ static void call_range(L *l, LLVMValueRef fn, LLVMValueRef iter, LLVMValueRef *a
 	LLVMPositionBuilderAtEnd(l->b, after);
 }
 
-enum { BLOCK_ITERATIONS = 1024 }; /* a block of iterations checked ahead (block_check.c) */
+enum { BLOCK_ITERATIONS = 128 }; /* a block of iterations checked ahead (block_check.c) */
 
 /* Builds @NAME.chunk(ctx, lo, hi, worker), a uir_chunk_fn: unpacks the context struct CT
  * once and calls ITER for i = lo .. hi-1 in order, returning the first nonzero code (a
