@@ -14,28 +14,37 @@
  * 512-bit vector accesses then never straddle two lines). */
 #define BUFFERS_ALIGN 64
 
+/* A `random` INIT of at least 2 BUFFERS_SHARE elements is drawn on several threads (at
+ * most BUFFERS_MAX_THREADS, one per BUFFERS_SHARE elements): each element's value depends
+ * on its index alone, so the bits are the same at any thread count. */
+#define BUFFERS_SHARE ((int64_t)1 << 18)
+#define BUFFERS_MAX_THREADS 16
+
 /* Allocates every buffer of P, zeroed and BUFFERS_ALIGN-byte aligned, and applies its INIT
- * (zeros, fill, iota, random, list, file). Returns a malloc'ed array of p->nbufs data
+ * (zeros, fill, iota, random, list, file), a large `random` one on THREADS threads (the
+ * run's `--threads`; 0: UIR_THREADS, else the CPUs the process may use). Returns a malloc'ed array of p->nbufs data
  * pointers, to be freed with buffers_free() (never with free()), or NULL after printing an error on p->err: out of memory, or a `file`
  * INIT that no longer reads as it did when loading (E0203 at the INIT). */
-void **buffers_create(UirProgram *p);
+void **buffers_create(UirProgram *p, int threads);
 
-/* Gives every buffer of DATA (from buffers_create()) its INIT again (`run --repeat`).
+/* Gives every buffer of DATA (from buffers_create()) its INIT again (`run --repeat`), on
+ * THREADS threads as buffers_create() does.
  * Returns 0, or -1 after printing E0203 for a file INIT that no longer reads. */
-int buffers_reset(UirProgram *p, void **data);
+int buffers_reset(UirProgram *p, void **data, int threads);
 
 /* Frees what buffers_create() returned (NULL is allowed). */
 void buffers_free(UirProgram *p, void **data);
 
-/* Fills buffer I's data DST with its INIT; the file INIT reads m->path. Returns 0, or -1
+/* Fills buffer M's data DST with its INIT (a large `random` one on THREADS threads, as
+ * buffers_create() does); the file INIT reads m->path. Returns 0, or -1
  * with a one-line reason in WHY (WHYLEN bytes) when a file INIT fails. */
-int buffers_init(const Mem *m, void *dst, char *why, size_t whylen);
+int buffers_init(const Mem *m, void *dst, int threads, char *why, size_t whylen);
 
 /* `run --seed S` (docs/commands.md): when M's INIT is `random`, fills its data DST with the
  * values drawn from the 64-bit seed SEED in place of the INIT's own seed (runtime/uir_init.h,
  * uir_seeded_bits: keys from SEED and M's number among the buffers), in the INIT's type and
- * range; any other INIT is left as it is. */
-void buffers_seed(const Mem *m, void *dst, uint64_t seed);
+ * range, on THREADS threads as buffers_create() does; any other INIT is left as it is. */
+void buffers_seed(const Mem *m, void *dst, uint64_t seed, int threads);
 
 /* Whether the .npy file PATH would replace buffer I's contents (`run --input`), from its
  * header and size alone: called before the buffers are allocated, so that a file that does

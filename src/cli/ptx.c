@@ -42,7 +42,7 @@ static const char ptx_usage[] =
 /* --run: the PTX TEXT of P on the GPU, then the buffers on stdout as `run` prints them. */
 static int run_on_gpu(UirProgram *p, const UirLlvmApi *api, const UirPtxOptions *o, const char *text, bool time)
 {
-	void **bufs = buffers_create(p);
+	void **bufs = buffers_create(p, 0);
 	if (!bufs)
 		return UIR_EXIT_ERROR;
 	uint64_t fault = 0;

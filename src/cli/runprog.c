@@ -45,13 +45,13 @@ static void seed_buffers(UirProgram *p, const RunPlan *plan, void **data)
 	if (!plan->seeded)
 		return;
 	for (int i = 0; i < p->nbufs; i++)
-		buffers_seed(p->bufs[i], data[i], plan->seed);
+		buffers_seed(p->bufs[i], data[i], plan->seed, plan->opt.threads);
 }
 
 static int reset_buffers(void *ctx)
 {
 	ResetCtx *r = ctx;
-	if (buffers_reset(r->p, r->data) != 0)
+	if (buffers_reset(r->p, r->data, r->plan->opt.threads) != 0)
 		return -1;
 	seed_buffers(r->p, r->plan, r->data);
 	for (int i = 0; i < r->plan->ninputs; i++)
@@ -111,7 +111,7 @@ int runprog_execute(UirProgram *p, RunPlan *plan, void ***datap, UirRunTimes *t)
 	}
 	void **data = NULL;
 	if (rc < 0) {
-		data = buffers_create(p);
+		data = buffers_create(p, plan->opt.threads);
 		if (!data)
 			rc = UIR_EXIT_ERROR;
 	}

@@ -113,7 +113,7 @@ static int run_engine(FileRun *r, UirEngine e, int threads)
  * Returns true when everything matched; else R->why says what differed. */
 static bool check_engine(FileRun *r, const char *engine, UirEngine e, int threads)
 {
-	if (buffers_reset(r->p, r->data) != 0) {
+	if (buffers_reset(r->p, r->data, threads) != 0) {
 		snprintf(r->why, sizeof r->why, "%s: cannot reset the buffers", engine);
 		return false;
 	}
@@ -261,7 +261,7 @@ static bool check_file(const char *path, const Opts *o, FILE *devnull)
 	FileRun r = { 0 };
 	bool ok = load_file(&r, path, devnull);
 	if (ok) {
-		r.data = buffers_create(r.p);
+		r.data = buffers_create(r.p, 1);
 		if (!r.data) {
 			snprintf(r.why, sizeof r.why, "cannot create the buffers");
 			ok = false;

@@ -854,42 +854,40 @@ def splitmix64(x):
 def init_random(t, seed, n, lo=None, hi=None):
     """`random SEED` and `random SEED LO HI` (3.3); lo, hi are the literals as Python
     numbers (int for integer literals, or a decimal string for float literals)."""
+    return [random_value(t, splitmix64(((seed << 32) + i) & M64), lo, hi) for i in range(n)]
+
+
+def random_value(t, z, lo=None, hi=None):
+    """The element of type t that the 64 random bits z give (3.3), in [lo, hi) when given."""
     t = T(t)
-    out = []
-    for i in range(n):
-        z = splitmix64(((seed << 32) + i) & M64)
-        if t.kind == 'bool':
-            out.append(z & 1)                            # 3.3.6
-        elif t.kind == 'int':
-            if lo is None:
-                out.append(wrap(t, z))                   # 3.3.6: the low bits
-            else:
-                # 3.3.5: LO + (z mod W) modulo 2^64, W = HI - LO; a whole 64-bit range has
-                # W = 2^64 and z mod W = z (the value is LO + z: z itself for u64)
-                w = hi - lo
-                out.append(wrap(t, lo + z % w))
-        else:
-            if t.fmt is F32:
-                u = Fraction(z >> 40, 1 << 24)
-            else:
-                u = Fraction(z >> 11, 1 << 53)
-            if lo is None:                               # exactly -1 + 2u
-                out.append(from_fraction(t.fmt, -1 + 2 * u))
-                continue
-            # 3.3.2: LO, HI the f64 values nearest the literals; HI - LO, u * that and
-            # LO + that are separate f64 operations, then rounded to the type
-            L = parse_float(F64, str(lo))
-            H = parse_float(F64, str(hi))
-            d = f_sub(F64, H, L)
-            ub = from_fraction(F64, u)
-            r64 = f_add(F64, L, f_mul(F64, ub, d))
-            r = cast('f64', t, r64)
-            # 3.3.3: a result at or above HI (compared in f64) becomes the largest value of
-            # the type below HI
-            if f_cmp(F64, 'ge', cast(t, 'f64', r), H):
-                r = largest_below(t.fmt, value(F64, H))
-            out.append(r)
-    return out
+    if t.kind == 'bool':
+        return z & 1                                     # 3.3.6
+    if t.kind == 'int':
+        if lo is None:
+            return wrap(t, z)                            # 3.3.6: the low bits
+        # 3.3.5: LO + (z mod W) modulo 2^64, W = HI - LO; a whole 64-bit range has
+        # W = 2^64 and z mod W = z (the value is LO + z: z itself for u64)
+        w = hi - lo
+        return wrap(t, lo + z % w)
+    if t.fmt is F32:
+        u = Fraction(z >> 40, 1 << 24)
+    else:
+        u = Fraction(z >> 11, 1 << 53)
+    if lo is None:                                       # exactly -1 + 2u
+        return from_fraction(t.fmt, -1 + 2 * u)
+    # 3.3.2: LO, HI the f64 values nearest the literals; HI - LO, u * that and
+    # LO + that are separate f64 operations, then rounded to the type
+    L = parse_float(F64, str(lo))
+    H = parse_float(F64, str(hi))
+    d = f_sub(F64, H, L)
+    ub = from_fraction(F64, u)
+    r64 = f_add(F64, L, f_mul(F64, ub, d))
+    r = cast('f64', t, r64)
+    # 3.3.3: a result at or above HI (compared in f64) becomes the largest value of
+    # the type below HI
+    if f_cmp(F64, 'ge', cast(t, 'f64', r), H):
+        r = largest_below(t.fmt, value(F64, H))
+    return r
 
 
 def largest_below(fmt, h):
