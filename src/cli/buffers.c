@@ -189,6 +189,17 @@ void buffers_seed(const Mem *m, void *dst, uint64_t seed, int threads)
 	random_fill(m, dst, keys, threads);
 }
 
+/* Big buffers start at different places in their pages: of K buffers of STAGGER_FROM bytes
+ * or more, the k-th (in declaration order) starts k/K of a 4 KiB page further than the
+ * others would. The processor guesses whether a load reads what an earlier store wrote
+ * from the low bits of their addresses (and more: here, bits up to at least 23); calloc
+ * starts every big block at the same place in a page, so a store to one buffer and a
+ * load from another at nearly the same offset look alike, and the load waits. Where the
+ * blocks land depends on what else was mapped before (a thread's stack shifted them by 8
+ * MiB + 4 KiB), which made the 3x3 convolution of bench/naive/ run in 3.5 or in 9.6 ms on
+ * one thread by luck; staggered by half a page it ran in 3.0-3.5 ms either way. */
+#define STAGGER_FROM ((size_t)64 << 10)
+
 #ifdef MADV_HUGEPAGE
 #define HUGE_PAGE ((size_t)2 << 20)
 #define HUGE_FROM ((size_t)4 << 20) /* buffers this big ask for transparent huge pages */
@@ -204,7 +215,8 @@ static void advise(void *p, size_t bytes, size_t align, int advice)
 }
 #endif
 
-/* BYTES zeroed bytes aligned to BUFFERS_ALIGN, freed with aligned_free(); NULL when out of
+/* BYTES zeroed bytes aligned to BUFFERS_ALIGN, OFFSET bytes (a multiple of BUFFERS_ALIGN,
+ * below 4096) past where they would start, freed with aligned_free(); NULL when out of
  * memory. calloc keeps its lazily zeroed pages for big blocks (no memset of 64 MiB before
  * a kernel that overwrites it); the block is over-allocated by BUFFERS_ALIGN and the
  * pointer calloc returned is kept in the word just below the aligned one (calloc's result
@@ -217,19 +229,20 @@ static void advise(void *p, size_t bytes, size_t align, int advice)
  * over 16M as fast or faster. (Pre-faulting with MADV_POPULATE_WRITE was measured and
  * dropped: it halved the set-up of 4 KiB pages but made the kernels after it up to 2x
  * slower on this machine.) */
-static void *aligned_zalloc(size_t bytes)
+static void *aligned_zalloc(size_t bytes, size_t offset)
 {
-	if (bytes > SIZE_MAX - BUFFERS_ALIGN)
+	size_t extra = BUFFERS_ALIGN + offset;
+	if (bytes > SIZE_MAX - extra)
 		return NULL;
-	char *raw = calloc(1, bytes + BUFFERS_ALIGN);
+	char *raw = calloc(1, bytes + extra);
 	if (!raw)
 		return NULL;
 #ifdef MADV_HUGEPAGE
 	if (bytes >= HUGE_FROM)
-		advise(raw, bytes + BUFFERS_ALIGN, HUGE_PAGE, MADV_HUGEPAGE);
+		advise(raw, bytes + extra, HUGE_PAGE, MADV_HUGEPAGE);
 #endif
 	uintptr_t a = ((uintptr_t)raw + BUFFERS_ALIGN) & ~(uintptr_t)(BUFFERS_ALIGN - 1);
-	char *data = raw + (a - (uintptr_t)raw);
+	char *data = raw + (a - (uintptr_t)raw) + offset;
 	memcpy(data - sizeof raw, &raw, sizeof raw);
 	return data;
 }
@@ -289,13 +302,23 @@ int buffers_reset(UirProgram *p, void **data, int threads)
 	return 0;
 }
 
+/* Whether buffer M is big enough for its place in a page to matter (buffers_create()). */
+static bool staggered(const Mem *m)
+{
+	return (size_t)m->size >= STAGGER_FROM / (size_t)uir_type_size(m->ty);
+}
+
 void **buffers_create(UirProgram *p, int threads)
 {
 	void **data = xcalloc((size_t)p->nbufs + 1, sizeof *data);
+	int nbig = 0, k = 0;
+	for (int i = 0; i < p->nbufs; i++)
+		nbig += staggered(p->bufs[i]);
 	for (int i = 0; i < p->nbufs; i++) {
 		const Mem *m = p->bufs[i];
 		size_t esize = (size_t)uir_type_size(m->ty);
-		data[i] = (size_t)m->size > SIZE_MAX / esize ? NULL : aligned_zalloc((size_t)m->size * esize);
+		size_t offset = staggered(m) ? (size_t)(k++ * 4096 / nbig) & ~(size_t)(BUFFERS_ALIGN - 1) : 0;
+		data[i] = (size_t)m->size > SIZE_MAX / esize ? NULL : aligned_zalloc((size_t)m->size * esize, offset);
 		if (!data[i]) {
 			char msg[MSG_MAX];
 			msg_out_of_memory_for(msg, p->path, "buffer", m);
