@@ -68,7 +68,7 @@ static int64_t unroll_inside(const Stmt *s)
  * docs/language.md 6.2.2's UIR_UNROLL_MAX_NESTED, and J is not in a grid or a block (where the left-over
  * loop's second form of each offset would need the exact analysis on the kernel, which
  * may not decide it). */
-static bool jam_fits(const Stmt *j)
+bool jam_fits(const Stmt *j)
 {
 	int64_t around = 1;
 	for (const Stmt *a = j->parent; a; a = a->parent) {

@@ -121,6 +121,11 @@ const Stmt *interchange_legal(UirProgram *p, const Stmt *j, bool *reduction);
 /* The unroll-and-jam of plain loop J over the loop its body holds (opt/jam.c, Stmt.opt_jam_mem):
  * the number of iterations run side by side, or 0 when it is not done. */
 int jam_candidate(UirProgram *p, const Stmt *j);
+/* jam.c: whether a jam of loop J (OPT_JAM iterations side by side, in an unroll loop
+ * around its body, by jam_candidate() or expand.c's unroll-and-jam) leaves a program that
+ * checks: the unroll loops around and inside J times OPT_JAM stay within
+ * UIR_UNROLL_MAX_NESTED, and J is in no grid or block. */
+bool jam_fits(const Stmt *j);
 /* The outer jam (opt/jam.c, Stmt.opt_jam_outer): the number of iterations of plain loop R
  * run side by side inside the k loop of the loop J its body holds, where J would be jammed
  * (jam_candidate()) and R's iterations are independent; 0 when it is not done. */

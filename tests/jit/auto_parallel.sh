@@ -117,10 +117,10 @@ for f in jam_mem_rows jam_outer_let_load jam_outer_conflict; do
 done
 want_opt jam_outer_conflict.uir 'loop r 76 {'
 # no jam past the unroll limit or in a grid; a rewrite that does not check leaves the program as written
-for f in jam_unroll_limit jam_in_grid opt_rewrite_fails; do
+for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid opt_rewrite_fails; do
 	if out=$("$uir" opt "$dir/$f.uir") && ! printf '%s\n' "$out" | grep -q '_u 8 unroll'; then ok; else bad "uir opt $f.uir: failed or jammed"; fi
 done
-for f in jam_unroll_limit jam_in_grid; do
+for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid; do
 	if UIR_OPT_DEBUG=1 "$uir" opt "$dir/$f.uir" 2>&1 >/dev/null | grep -q 'does not check'; then bad "uir opt $f.uir: a rewrite that does not check"; else ok; fi
 done
 want_opt opt_rewrite_fails.uir 'loop r 16 {'
