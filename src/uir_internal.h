@@ -273,6 +273,9 @@ struct Stmt {
 	                         * opt/rewrite.c); 0: none */
 	bool opt_jam_outer;     /* ... over the loop inside that loop, this loop's iterations
 	                         * run side by side there (opt/jam.c, "The outer jam") */
+	bool opt_jam_swap;      /* with opt_jam_mem: this loop k, `loop k { loop j { S } }`, runs
+	                         * inside blocks of j, opt_jam_mem of them side by side inside
+	                         * k (opt/jam.c, "The swapped jam") */
 	int opt_skew;           /* a time loop run over tiles of its sweeps' index skewed by
 	                         * opt_skew - 1 a step (opt/skew.c, carried out by
 	                         * opt/rewrite.c); 0: not */

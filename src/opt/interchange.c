@@ -29,6 +29,12 @@
  *     for the program's sizes.
  * Profitability: some written memory has a = 1, and every access whose offset involves j
  * has j with coefficient 1 (stride 1 in the new inner loop), all scalar.
+ *
+ * interchange_swap_legal() asks the same of the other order, `loop k { loop j { S } }`
+ * run as `loop j { loop k { S } }` (jam.c's swapped jam): every written memory at one
+ * offset with a != 0 and no term of k or of what is inside k (no exact analysis: it
+ * answers for iterations of j within one k), so that no two instances of distinct j touch
+ * one element of it.
  */
 #include "../check/normal.h"
 #include <stdlib.h>
@@ -37,6 +43,8 @@
 typedef struct Ix {
 	UirProgram *p;
 	const Stmt *jl, *kl;
+	const Stmt *scope; /* terms of its index and of loops and lets inside it are "inner":
+	                    * jl, or the k loop around jl (interchange_swap_legal()) */
 	bool *written;    /* by mem_slot: stored or updated in S */
 	Norm *form;       /* by mem_slot: the normal form of the written memories' offsets */
 	bool *has_form;
@@ -45,6 +53,8 @@ typedef struct Ix {
 	bool unit_write;  /* some written memory has j with coefficient 1 */
 	bool red_write;   /* some written memory's offset is invariant in k (a reduction) */
 	bool legal_only;  /* read-only memory's strides do not matter */
+	bool swap;        /* interchange_swap_legal(): the exact analysis is not asked */
+	bool column_read; /* some read-only memory has j with a coefficient other than 0, 1 */
 	bool in_lets;     /* walking LETS: they run once per j, before the k loop */
 	NormCtx nc;
 } Ix;
@@ -139,7 +149,7 @@ static bool j_use(Ix *x, const Norm *n, JUse *u)
 				u->coef += n->v[i].coef;
 			else
 				u->other_j = true;
-		} else if (t->index && t->index->def && stmt_inside(t->index->def, x->jl)) {
+		} else if (t->index && t->index->def && stmt_inside(t->index->def, x->scope)) {
 			u->inner = true;
 		}
 	}
@@ -174,6 +184,7 @@ static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_boun
 		if (width != 1 || u.other_j || u.inner || a == 0 || !exact(x, off, 0) ||
 		    (x->has_form[ms] && !norm_equal(&x->form[ms], &n))) {
 			x->ask[ms] = true;
+			x->ok &= !x->swap;
 			return;
 		}
 		if (!x->has_form[ms]) {
@@ -186,6 +197,7 @@ static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_boun
 		return;
 	}
 	/* read-only memory: any offset is legal; stride 1 or invariant in j to be worth it */
+	x->column_read |= !u.other_j && a != 0 && a != 1;
 	if (!x->legal_only && (u.other_j || (a != 0 && a != 1) || (a != 0 && width != 1)))
 		x->ok = false;
 }
@@ -275,6 +287,7 @@ static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool leg
 	x->p = p;
 	x->jl = j;
 	x->kl = k;
+	x->scope = j;
 	x->ok = true;
 	x->nc.a = &p->arena;
 	x->nc.code = j;
@@ -347,4 +360,34 @@ const Stmt *interchange_inner(UirProgram *p, const Stmt *j)
 const Stmt *interchange_legal(UirProgram *p, const Stmt *j, bool *reduction)
 {
 	return interchange_of(p, j, false, reduction);
+}
+
+const Stmt *interchange_swap_legal(UirProgram *p, const Stmt *k)
+{
+	const Stmt *j = k->body;
+	/* K's bound is evaluated again for each block of j, J for the blocks and the rest */
+	if (k->axis != AX_NONE || !j || j->next || j->kind != ST_LOOP || j->axis != AX_NONE ||
+	    !invariant_bound(k->value, k) || !invariant_bound(j->value, k) || !j->value->rng.known || j->value->rng.hi < 2 ||
+	    !k->value->rng.known || k->value->rng.hi < 2)
+		return NULL;
+	int nm = p->nbufs + p->nallocs;
+	Ix x = { 0 };
+	x.legal_only = true;
+	x.swap = true;
+	x.p = p;
+	x.jl = j;
+	x.kl = k;
+	x.scope = k; /* a written offset may not use k: then distinct j touch distinct elements */
+	x.ok = true;
+	x.nc.a = &p->arena;
+	x.nc.code = j;
+	x.written = xcalloc((size_t)nm + 1, sizeof *x.written);
+	x.form = xcalloc((size_t)nm + 1, sizeof *x.form);
+	x.has_form = xcalloc((size_t)nm + 1, sizeof *x.has_form);
+	x.ask = xcalloc((size_t)nm + 1, sizeof *x.ask);
+	mark_writes(&x, j->body);
+	walk(&x, j->body);
+	bool ok = x.ok && x.red_write && x.column_read;
+	ix_free(&x);
+	return ok ? j : NULL;
 }

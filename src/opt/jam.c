@@ -41,6 +41,14 @@
  * fault, and the accesses of j's body are proven in bounds: interchange_legal()) and the
  * bounds of j and k are literals (they move outside r_u, with no check on entry); no scalar
  * alloc is used (no privatisation or expansion is in play).
+ *
+ * The swapped jam (Stmt.opt_jam_swap): the same blocks of j for a nest written with k
+ * outside, `loop k K { loop j J { S } }` where S reads a column (a stride other than 1 in
+ * j: PolyBench's syrk, C[i,j] += A[i,k] A[j,k]), as `loop j_o (div J U) { loop k K { loop
+ * j_u U unroll { let j = ...  S } } }` and the J mod U values of j left over, the last ones,
+ * in `loop k K { loop j_r (mod J U) { ... } }`. Legality: interchange_swap_legal() (every
+ * written element belongs to one j, so distinct j may run in any order; J is invariant in
+ * k, which lets it be triangular, `(add i 1)`).
  */
 #include "opt.h"
 
@@ -178,4 +186,17 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r)
 	if (stmts_code_size(r->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8 || !rewrite_layout_ok(p, r, NULL))
 		return 0;
 	return loop_independent(p, (Stmt *)r, NULL, NULL) ? OPT_JAM : 0;
+}
+
+int jam_swap_candidate(UirProgram *p, const Stmt *k)
+{
+	if (k->kind != ST_LOOP || k->axis != AX_NONE || !k->value->rng.known || k->value->rng.hi <= OPT_EXPAND_MIN_TRIPS)
+		return 0;
+	const Stmt *j = interchange_swap_legal(p, k);
+	if (!j || j->value->rng.hi < 2 * OPT_JAM || !jam_fits(j) ||
+	    stmts_code_size(j->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8)
+		return 0;
+	if (!rewrite_layout_ok(p, k, NULL) || !rewrite_layout_ok(p, j, NULL))
+		return 0;
+	return OPT_JAM;
 }

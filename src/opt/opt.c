@@ -21,6 +21,9 @@
  *                      side by side inside k (jam.c), carried out by rewriting.
  *   Stmt.opt_jam_outer with opt_jam_mem on a loop r around such a j: U iterations of r
  *                      side by side inside k instead (jam.c, the outer jam).
+ *   Stmt.opt_jam_swap  with opt_jam_mem on a loop k, `loop k { loop j { S } }` whose S reads a
+ *                      column (a stride other than 1 in j): blocks of U iterations of j
+ *                      outside k, side by side inside it (jam.c, the swapped jam).
  *   Stmt.opt_skew      a time loop over sweeps, run over tiles of the sweeps' index skewed
  *                      in time (skew.c), carried out by rewriting.
  */
@@ -130,6 +133,10 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		}
 		if (s->axis == AX_NONE)
 			s->opt_inner = interchange_inner(p, s);
+		if (s->axis == AX_NONE && !s->opt_inner && !p->opt_no_rewrite && (s->opt_jam_mem = jam_swap_candidate(p, s)) != 0) {
+			s->opt_jam_swap = p->opt_rewrites = true; /* as below */
+			continue;
+		}
 		if (s->axis == AX_NONE && !s->opt_inner && (s->opt_jam_mem = jam_outer_candidate(p, s)) != 0) {
 			s->opt_jam_outer = p->opt_rewrites = true; /* as below */
 			continue;

@@ -126,6 +126,17 @@ int jam_candidate(UirProgram *p, const Stmt *j);
  * checks: the unroll loops around and inside J times OPT_JAM stay within
  * UIR_UNROLL_MAX_NESTED, and J is in no grid or block. */
 bool jam_fits(const Stmt *j);
+/* The swapped jam (opt/jam.c, Stmt.opt_jam_swap): the number of iterations of j run side
+ * by side inside plain loop K, `loop k K { loop j J { S } }`, where the interchange
+ * interchange_swap_legal() allows runs S along rows instead of a column; 0: not done. */
+int jam_swap_candidate(UirProgram *p, const Stmt *k);
+/* interchange.c: the j loop of plain loop K when `loop k { loop j { S } }` may run as `loop
+ * j { loop k { S } }` with every bit kept -- every access proven in bounds, J invariant in
+ * k, and every memory S writes accessed at one offset that uses j (times a nonzero
+ * coefficient, computed without wrapping) and no index of k or inside it, so distinct j
+ * touch distinct elements and each element keeps its k order -- and some memory S only
+ * reads has j with a coefficient other than 0 and 1 (a column); else NULL. */
+const Stmt *interchange_swap_legal(UirProgram *p, const Stmt *k);
 /* The outer jam (opt/jam.c, Stmt.opt_jam_outer): the number of iterations of plain loop R
  * run side by side inside the k loop of the loop J its body holds, where J would be jammed
  * (jam_candidate()) and R's iterations are independent; 0 when it is not done. */

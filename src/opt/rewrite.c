@@ -513,6 +513,45 @@ static void jam_outer_loop(Out *o, const Stmt *r, const char *ro, const char *ru
 	jam_rest(o, r, &rs, rr);
 }
 
+/* Writes loop K, `loop k K { loop j J { S } }`, by the swapped jam of U = opt_jam_mem
+ * iterations of j (jam.c): `loop JO (div J U) { loop k K { loop JU U unroll { let j = add
+ * (mul JO U) JU  S } } }`, then the J mod U values of j left over in the loops as written,
+ * `loop k K { loop JR (mod J U) { let j = max 0 (sub (sub J 1) JR)  S } }`: the last values,
+ * counted down (distinct j touch distinct elements, so any order of them keeps every
+ * bit; the max, never taken, keeps j's range within [0, J) for check/ranges.c). */
+static void jam_swap_loop(Out *o, const Stmt *k, const char *jo, const char *ju, const char *jr)
+{
+	UirProgram *p = o->p;
+	const Stmt *j = k->body;
+	Span ks = loop_span(p, k), js = loop_span(p, j);
+	const char *ind = line_indent(p, ks.at), *jn = j->sym->name;
+	int u = k->opt_jam_mem;
+	size_t b0 = pos(p, j->value->loc), b1 = brace_after(p, js.at);
+	while (b1 > b0 && (p->src[b1 - 1] == ' ' || p->src[b1 - 1] == '\t'))
+		b1--;
+	size_t lp = b0; /* an op's place is its name's: the bound's text starts at its ( */
+	while (lp > js.at && (p->src[lp - 1] == ' ' || p->src[lp - 1] == '\t'))
+		lp--;
+	if (lp > js.at && p->src[lp - 1] == '(')
+		b0 = lp - 1;
+	gen(o, fmt_str(&p->arena, "loop %s (div ", jo), ks.at);
+	copy(o, b0, b1); /* J */
+	gen(o, fmt_str(&p->arena, " %d) {\n%s  ", u, ind), ks.at);
+	copy(o, ks.at, ks.hdr_end); /* loop k K { */
+	gen(o, fmt_str(&p->arena, "%s    loop %s %d unroll {\n%s      let %s = add (mul %s %d) %s\n", ind, ju, u, ind, jn, jo,
+		       u, ju), js.at);
+	copy(o, js.hdr_end, js.cb_ls); /* S */
+	gen(o, fmt_str(&p->arena, "%s    }\n%s  }\n%s}\n%s", ind, ind, ind, ind), js.cb);
+	copy(o, ks.at, ks.hdr_end); /* loop k K { */
+	gen(o, fmt_str(&p->arena, "%s  loop %s (mod ", ind, jr), js.at);
+	copy(o, b0, b1);
+	gen(o, fmt_str(&p->arena, " %d) {\n%s    let %s = max 0 (sub (sub ", u, ind, jn), js.at);
+	copy(o, b0, b1);
+	gen(o, fmt_str(&p->arena, " 1) %s)\n", jr), js.at);
+	copy(o, js.hdr_end, js.cb_ls); /* S */
+	gen(o, fmt_str(&p->arena, "%s  }\n%s}", ind, ind), ks.cb);
+}
+
 /* The first value of sweep SW's index (N iterations, step S of M a time step, skew C) in
  * tile TK of width W of time loop T: clamp(TK * W - C * (M * t + S), 0, N), as text;
  * NEXT: of tile TK + 1 (opt/skew.c). */
@@ -729,8 +768,9 @@ static void find_edits(Edits *e, const Stmt *s)
 			continue; /* its sweeps are decided on the rewritten program */
 		}
 		if (s->opt_jam_mem) {
-			add(e, (Edit){ .at = at, .kind = ED_JAM, .s = s, .jo = take_name(e, s->sym->name, "o"),
-				       .ju = take_name(e, s->sym->name, "u"), .name = take_name(e, s->sym->name, "r") });
+			const char *v = s->opt_jam_swap ? s->body->sym->name : s->sym->name; /* the loop jammed */
+			add(e, (Edit){ .at = at, .kind = ED_JAM, .s = s, .jo = take_name(e, v, "o"),
+				       .ju = take_name(e, v, "u"), .name = take_name(e, v, "r") });
 			continue; /* its loops are decided on the rewritten program */
 		}
 		if ((s->opt_parallel && s->opt_thread_ok) || s->opt_private)
@@ -848,7 +888,9 @@ static void build(Out *o, bool comments)
 			break;
 		}
 		case ED_JAM:
-			if (d->s->opt_jam_outer)
+			if (d->s->opt_jam_swap)
+				jam_swap_loop(o, d->s, d->jo, d->ju, d->name);
+			else if (d->s->opt_jam_outer)
 				jam_outer_loop(o, d->s, d->jo, d->ju, d->name);
 			else
 				jam_mem_loop(o, d->s, d->jo, d->ju, d->name);
@@ -965,6 +1007,7 @@ static void no_rewrites(Stmt *s)
 		s->opt_peel = false;
 		s->opt_jam_mem = 0;
 		s->opt_jam_outer = false;
+		s->opt_jam_swap = false;
 		s->opt_distribute = false;
 		s->opt_skew = 0;
 		no_rewrites(s->body);

@@ -35,8 +35,8 @@ opt` adds `thread` to a loop whose body uses an alloc, parallel when it adds `th
 another loop, expanded when it adds an `_x` alloc, interchanged when it carries the
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
 rewritten (privatised or expanded, R%), T parallel, C interchanged, L peeled (a loop's last
-iteration run apart), J jammed (unroll-and-jam; O of them the outer jam), F faulting, I with
---input, B failed";
+iteration run apart), J jammed (unroll-and-jam; O of them the outer jam, W the swapped jam,
+`loop j_o (div J U)`), F faulting, I with --input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
 import os
@@ -457,6 +457,34 @@ class Gen:
         self.emit(ind + 1, '}')
         self.emit(ind, '}')
 
+    def swap_nest(self, ind):
+        """The swapped jam's shape (src/opt/jam.c): k outside j, j walking down a column of
+        A, each O element a reduction over k; j's bound a literal or triangular in i. One in
+        four is not legal: O's offset also moves with k, or the update reads the element of
+        j + 1."""
+        r = self.r
+        ni, nk = r.randint(1, 12), r.randint(65, 90)
+        tri = r.random() < 0.5
+        c = r.randint(0, 9)
+        nj = ni - 1 + c if tri else 8 * r.randint(2, 5) + r.choice([0, 0, 3, 7])
+        if nj < 1:
+            nj, tri = 1, False
+        kind = r.random()
+        row = nj + 1 + (nk if kind < 0.12 else 0)
+        o = '(add (mul i %d) %s)' % (row, '(add j k)' if kind < 0.12 else 'j')
+        rd = '(add %s 1)' % o if 0.12 <= kind < 0.25 else o
+        self.use('O', (ni - 1) * row + nj + (nk if kind < 0.12 else 1))
+        self.use('A', (nj - 1) * nk + nk - 1)
+        self.emit(ind, 'loop i %d {' % ni)
+        self.emit(ind + 1, 'loop k %d {' % nk)
+        self.emit(ind + 2, 'loop j %s {' % ('(add i %d)' % c if tri else str(nj)))
+        val = self.fval([('i', ni), ('j', nj), ('k', nk)], {'red': True})
+        val = '(mul (load A (add (mul j %d) k)) %s)' % (nk, val)
+        self.emit(ind + 3, 'store O %s %s' % (par(o), self.red(self.fop(), '(load O %s)' % par(rd), val)))
+        self.emit(ind + 2, '}')
+        self.emit(ind + 1, '}')
+        self.emit(ind, '}')
+
     def array_nest(self, ind):
         """A per-iteration array filled by a loop, then read (privatisation's intervals):
         an alloc t, sometimes read after the loop (into R), or a buffer S (printed); either
@@ -535,8 +563,10 @@ class Gen:
                 a = 'mt%d' % nest if thread else 'm' if nest == 0 or r.random() < 0.5 else 'm2'
                 self.used.add(a)
                 self.acc_nest(0, a, 'nt%d' % nest if thread else 'n', thread)
-            elif k < 0.82:
+            elif k < 0.78:
                 self.direct_nest(0)
+            elif k < 0.82:
+                self.swap_nest(0)
             elif k < 0.88:
                 self.array_nest(0)
             elif k < 0.94:
@@ -702,6 +732,7 @@ def check_one(a, seed, tmp):
         info['interchanged'] = '# uir opt: run as loop' in o_s
         info['peeled'] = bool(re.search(r'^\s*loop \w+_l\d* 1 \{', o_s, re.M))
         info['jammed'] = bool(re.search(r'^\s*loop \w+_u\d* \d+ unroll \{', o_s, re.M))
+        info['swapped'] = bool(re.search(r'^\s*loop \w+_o\d* \(div ', o_s, re.M))  # the swapped jam
         # the outer jam (src/opt/jam.c): r_o over two loops, then r_u inside the inner one
         info['outer'] = bool(re.search(r'loop (\w+)_o\d* \d+ (thread )?\{\n\s*loop \w+ \d+ \{\n\s*loop \w+ \d+ \{\n'
                                        r'\s*loop \1_u\d* \d+ unroll \{', o_s))
@@ -744,12 +775,12 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='optdiff.')
-    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, fault=0, input=0, bad=0)
+    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, swapped=0, fault=0, input=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, extra = check_one(a, seed, tmp)
             cnt['n'] += 1
-            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'fault', 'input'):
+            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'swapped', 'fault', 'input'):
                 cnt[k] += bool(info.get(k))
             cnt['rewritten'] += bool(info.get('private') or info.get('expanded'))
             if a.verbose:
@@ -772,10 +803,11 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     n = max(cnt['n'], 1)
     print('optdiff: %d programs, %d privatised, %d expanded, %d of them rewritten (privatised or expanded, %.0f%%), '
-          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam), %d faulting, %d with --input, '
+          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam, %d the swapped jam), %d faulting, '
+          '%d with --input, '
           '%d failed' % (
               cnt['n'], cnt['private'], cnt['expanded'], cnt['rewritten'], 100.0 * cnt['rewritten'] / n,
-              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['fault'], cnt['input'],
+              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['swapped'], cnt['fault'], cnt['input'],
               cnt['bad']))
     return 1 if cnt['bad'] else 0
 

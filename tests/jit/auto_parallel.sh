@@ -116,6 +116,15 @@ for f in jam_mem_rows jam_outer_let_load jam_outer_conflict; do
 	if "$uir" opt "$dir/$f.uir" | grep -q 'r_o\|r_u'; then bad "uir opt $f.uir: the outer jam"; else ok; fi
 done
 want_opt jam_outer_conflict.uir 'loop r 76 {'
+# the swapped jam (docs/llvm.md, "The swapped jam"): blocks of 8 j outside k, the rest as written
+want_opt jam_swap.uir '  loop j_o (div (add i 1) 8) {'
+want_opt jam_swap.uir '      loop j_u 8 unroll {'
+want_opt jam_swap.uir '        let j = add (mul j_o 8) j_u'
+want_opt jam_swap.uir '    loop j_r (mod (add i 1) 8) {'
+want_opt jam_swap.uir '      let j = max 0 (sub (sub (add i 1) 1) j_r)'
+for f in jam_swap_k_offset jam_swap_neighbour; do
+	if "$uir" opt "$dir/$f.uir" | grep -q 'j_o\|j_u'; then bad "uir opt $f.uir: the swapped jam"; else ok; fi
+done
 # no jam past the unroll limit or in a grid; a rewrite that does not check leaves the program as written
 for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid opt_rewrite_fails; do
 	if out=$("$uir" opt "$dir/$f.uir") && ! printf '%s\n' "$out" | grep -q '_u 8 unroll'; then ok; else bad "uir opt $f.uir: failed or jammed"; fi
