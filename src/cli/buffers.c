@@ -5,6 +5,7 @@
  * runtime/uir_init.h and runtime/uir_npy.h.
  */
 #include "buffers.h"
+#include "engine.h"
 #include "../util/escape.h"
 #include "../util/messages.h"
 #include "uir_init.h"
@@ -116,10 +117,8 @@ static int fill_threads(const Mem *m, int threads)
 	int64_t most = m->size / BUFFERS_SHARE;
 	if (most < 2)
 		return 1;
-	if (threads <= 0) {
-		const char *env = getenv("UIR_THREADS");
-		threads = env && *env ? atoi(env) : 0;
-	}
+	if (threads <= 0) /* UIR_THREADS as `run` reads it (an invalid one: the default) */
+		threads = engine_parse_threads(getenv("UIR_THREADS") ? getenv("UIR_THREADS") : "");
 #ifdef CPU_COUNT
 	cpu_set_t set;
 	if (threads <= 0 && sched_getaffinity(0, sizeof set, &set) == 0)
@@ -269,6 +268,7 @@ static void prefault(void *p, size_t bytes)
 	volatile char *c = p;
 	for (size_t i = 0; i < bytes; i += 4096)
 		c[i] = 0;
+	c[bytes - 1] = 0; /* the last page, when P is not at a page's start */
 }
 
 /* Gives buffer M's data DST its INIT (DST holds zeros when ZEROED), on THREADS threads
