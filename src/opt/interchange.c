@@ -276,10 +276,9 @@ static const Stmt *inner_loop(const Stmt *j)
 	return s;
 }
 
-/* Sets up X for loops J and K (inside J's body, after LETS) and walks LETS and K's body:
- * X->ok says whether every access is in bounds, stride 1 or invariant in j where it is
- * only read, and no LETS read what K writes. Returns whether K writes anything. */
-static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool legal_only)
+/* Sets up X for the access walk over loops J and K (SCOPE: X->scope); returns the number of
+ * memories. */
+static int ix_init(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, const Stmt *scope, bool legal_only)
 {
 	int nm = p->nbufs + p->nallocs;
 	memset(x, 0, sizeof *x);
@@ -287,7 +286,7 @@ static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool leg
 	x->p = p;
 	x->jl = j;
 	x->kl = k;
-	x->scope = j;
+	x->scope = scope;
 	x->ok = true;
 	x->nc.a = &p->arena;
 	x->nc.code = j;
@@ -295,6 +294,15 @@ static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool leg
 	x->form = xcalloc((size_t)nm + 1, sizeof *x->form);
 	x->has_form = xcalloc((size_t)nm + 1, sizeof *x->has_form);
 	x->ask = xcalloc((size_t)nm + 1, sizeof *x->ask);
+	return nm;
+}
+
+/* Sets up X for loops J and K (inside J's body, after LETS) and walks LETS and K's body:
+ * X->ok says whether every access is in bounds, stride 1 or invariant in j where it is
+ * only read, and no LETS read what K writes. Returns whether K writes anything. */
+static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool legal_only)
+{
+	int nm = ix_init(x, p, j, k, j, legal_only);
 	mark_writes(x, k->body);
 	bool any = false;
 	for (int i = 0; i < nm; i++)
@@ -370,21 +378,10 @@ const Stmt *interchange_swap_legal(UirProgram *p, const Stmt *k)
 	    !invariant_bound(k->value, k) || !invariant_bound(j->value, k) || !j->value->rng.known || j->value->rng.hi < 2 ||
 	    !k->value->rng.known || k->value->rng.hi < 2)
 		return NULL;
-	int nm = p->nbufs + p->nallocs;
-	Ix x = { 0 };
-	x.legal_only = true;
+	Ix x;
+	/* a written offset may not use k: then distinct j touch distinct elements */
+	ix_init(&x, p, j, k, k, true);
 	x.swap = true;
-	x.p = p;
-	x.jl = j;
-	x.kl = k;
-	x.scope = k; /* a written offset may not use k: then distinct j touch distinct elements */
-	x.ok = true;
-	x.nc.a = &p->arena;
-	x.nc.code = j;
-	x.written = xcalloc((size_t)nm + 1, sizeof *x.written);
-	x.form = xcalloc((size_t)nm + 1, sizeof *x.form);
-	x.has_form = xcalloc((size_t)nm + 1, sizeof *x.has_form);
-	x.ask = xcalloc((size_t)nm + 1, sizeof *x.ask);
 	mark_writes(&x, j->body);
 	walk(&x, j->body);
 	bool ok = x.ok && x.red_write && x.column_read;

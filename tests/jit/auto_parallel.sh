@@ -83,6 +83,9 @@ UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/rows.uir" | grep -q '^loop i 256 threa
 want_opt() { # FILE LINE: uir opt FILE has LINE
 	if "$uir" opt "$dir/$1" | grep -qxF -- "$2"; then ok; else bad "uir opt $1 lacks '$2'"; fi
 }
+want_not_opt() { # FILE PATTERN WHAT: uir opt FILE has no line matching PATTERN (no WHAT)
+	if "$uir" opt "$dir/$1" | grep -q -- "$2"; then bad "uir opt $1: $3"; else ok; fi
+}
 # the last iteration peeled (docs/llvm.md, "Peeling the last iteration")
 want_opt0() { # FILE LINE: uir opt FILE, every independent loop taken, has LINE
 	if UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/$1" | grep -qxF -- "$2"; then ok; else bad "uir opt $1 (threshold 0) lacks '$2'"; fi
@@ -122,9 +125,7 @@ want_opt jam_swap.uir '      loop j_u 8 unroll {'
 want_opt jam_swap.uir '        let j = add (mul j_o 8) j_u'
 want_opt jam_swap.uir '    loop j_r (mod (add i 1) 8) {'
 want_opt jam_swap.uir '      let j = max 0 (sub (sub (add i 1) 1) j_r)'
-for f in jam_swap_k_offset jam_swap_neighbour; do
-	if "$uir" opt "$dir/$f.uir" | grep -q 'j_o\|j_u'; then bad "uir opt $f.uir: the swapped jam"; else ok; fi
-done
+for f in jam_swap_k_offset jam_swap_neighbour; do want_not_opt $f.uir 'j_o\|j_u' 'the swapped jam'; done
 # no jam past the unroll limit or in a grid; a rewrite that does not check leaves the program as written
 for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid opt_rewrite_fails; do
 	if out=$("$uir" opt "$dir/$f.uir") && ! printf '%s\n' "$out" | grep -q '_u 8 unroll'; then ok; else bad "uir opt $f.uir: failed or jammed"; fi
@@ -158,9 +159,7 @@ want_opt skew_stencil.uir 'loop t_k 5 {'
 want_opt skew_stencil.uir '  let i_lo1 = (max 0 (min 262142 (sub (mul t_k 65535) (add (mul 2 t) 1))))'
 want_opt skew_stencil.uir '  loop i_s (sub i_hi1 i_lo1) {'
 want_opt skew_stencil.uir '    let i = add i_s i_lo1'
-for f in skew_far_read skew_time_offset; do
-	if "$uir" opt "$dir/$f.uir" | grep -q '_k\|_lo'; then bad "uir opt $f.uir: a time skew"; else ok; fi
-done
+for f in skew_far_read skew_time_offset; do want_not_opt $f.uir '_k\|_lo' 'a time skew'; done
 for f in acc_carried acc_if acc_outer_read; do
 	"$uir" opt "$dir/$f.uir" | cmp -s - "$dir/$f.uir" && ok || bad "uir opt $f.uir is not the program itself"
 done
