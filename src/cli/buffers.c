@@ -5,7 +5,6 @@
  * runtime/uir_init.h and runtime/uir_npy.h.
  */
 #include "buffers.h"
-#include "engine.h"
 #include "../util/escape.h"
 #include "../util/messages.h"
 #include "uir_init.h"
@@ -109,16 +108,14 @@ static void *random_share(void *arg)
 	return NULL;
 }
 
-/* The threads that set up a buffer of M's size: the run's thread count (THREADS, 0 for
- * the default: UIR_THREADS, else the CPUs this process may use, as the thread pool counts
- * them), one per BUFFERS_SHARE elements at most. */
+/* The threads that set up a buffer of M's size: the run's thread count (THREADS, which
+ * `run` has taken from --threads or UIR_THREADS; 0 for the default: the CPUs this process
+ * may use, as the thread pool counts them), one per BUFFERS_SHARE elements at most. */
 static int fill_threads(const Mem *m, int threads)
 {
 	int64_t most = m->size / BUFFERS_SHARE;
 	if (most < 2)
 		return 1;
-	if (threads <= 0) /* UIR_THREADS as `run` reads it (an invalid one: the default) */
-		threads = engine_parse_threads(getenv("UIR_THREADS") ? getenv("UIR_THREADS") : "");
 #ifdef CPU_COUNT
 	cpu_set_t set;
 	if (threads <= 0 && sched_getaffinity(0, sizeof set, &set) == 0)

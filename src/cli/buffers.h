@@ -22,9 +22,10 @@
 
 /* Allocates every buffer of P, zeroed and BUFFERS_ALIGN-byte aligned, and applies its INIT
  * (zeros, fill, iota, random, list, file), a large `random` one on THREADS threads (the
- * run's `--threads`; 0: UIR_THREADS, else the CPUs the process may use). Returns a malloc'ed array of p->nbufs data
- * pointers, to be freed with buffers_free() (never with free()), or NULL after printing an error on p->err: out of memory, or a `file`
- * INIT that no longer reads as it did when loading (E0203 at the INIT). */
+ * run's thread count, from --threads or UIR_THREADS; 0: the CPUs the process may use).
+ * Returns a malloc'ed array of p->nbufs data pointers, to be freed with buffers_free()
+ * (never with free()), or NULL after printing an error on p->err: out of memory, or a
+ * `file` INIT that no longer reads as it did when loading (E0203 at the INIT). */
 void **buffers_create(UirProgram *p, int threads);
 
 /* Gives every buffer of DATA (from buffers_create()) its INIT again (`run --repeat`), on

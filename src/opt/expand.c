@@ -220,9 +220,8 @@ Mem *expand_candidate(OptCtx *o, Stmt *j)
 	if (!reduction && nloops == 1 && only_loop) {
 		/* unroll-and-jam: OPT_JAM rows at once, when the bound divides, the copies of
 		 * the reduction's body stay small and the unroll loops stay within their limit */
-		int u = j->bound_lit % OPT_JAM == 0 && j->bound_lit >= 2 * OPT_JAM && jam_fits(j) ? OPT_JAM : 0;
-		if (u && stmts_code_size(only_loop->body) * u <= UIR_UNROLL_MAX_SIZE / 8 &&
-		    rewrite_layout_ok(p, only_loop, m)) {
+		int u = j->bound_lit % OPT_JAM == 0 && j->bound_lit >= 2 * OPT_JAM && jam_fits(j, only_loop->body) ? OPT_JAM : 0;
+		if (u && rewrite_layout_ok(p, only_loop, m)) {
 			j->opt_jam = u;
 			reduction = true;
 		}

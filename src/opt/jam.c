@@ -71,13 +71,17 @@ static int64_t unroll_inside(const Stmt *s)
 	return most;
 }
 
-/* Whether a jam of loop J, which adds an unroll loop of OPT_JAM around J's body, leaves a
- * program that checks: the unroll loops around and inside J times OPT_JAM stay within
- * docs/language.md 6.2.2's UIR_UNROLL_MAX_NESTED, and J is not in a grid or a block (where the left-over
- * loop's second form of each offset would need the exact analysis on the kernel, which
- * may not decide it). */
-bool jam_fits(const Stmt *j)
+/* Whether a jam of loop J, which adds an unroll loop of OPT_JAM around statements COPIED
+ * (J's body, or the body of the loop inside it), leaves a program that checks and stays
+ * small: the OPT_JAM copies of COPIED stay under an eighth of the unrolling limit, the
+ * unroll loops around and inside J times OPT_JAM stay within docs/language.md 6.2.2's
+ * UIR_UNROLL_MAX_NESTED, and J is not in a grid or a block (where the left-over loop's
+ * second form of each offset would need the exact analysis on the kernel, which may not
+ * decide it). */
+bool jam_fits(const Stmt *j, const Stmt *copied)
 {
+	if (stmts_code_size(copied) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8)
+		return false;
 	int64_t around = 1;
 	for (const Stmt *a = j->parent; a; a = a->parent) {
 		if (a->kind != ST_LOOP)
@@ -92,13 +96,11 @@ bool jam_fits(const Stmt *j)
 
 int jam_candidate(UirProgram *p, const Stmt *j)
 {
-	if (j->kind != ST_LOOP || j->axis != AX_NONE || j->bound_lit < 2 * OPT_JAM || !jam_fits(j))
+	if (j->kind != ST_LOOP || j->axis != AX_NONE || j->bound_lit < 2 * OPT_JAM || !jam_fits(j, j->body))
 		return 0;
 	bool red = false;
 	const Stmt *k = interchange_legal(p, j, &red);
 	if (!k || !red || !k->value->rng.known || k->value->rng.hi <= OPT_EXPAND_MIN_TRIPS)
-		return 0;
-	if (stmts_code_size(j->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8)
 		return 0;
 	if (!rewrite_layout_ok(p, j, NULL) || !rewrite_layout_ok(p, k, NULL))
 		return 0;
@@ -167,7 +169,7 @@ static bool plain_buffers_only(const Stmt *s)
 
 int jam_outer_candidate(UirProgram *p, const Stmt *r)
 {
-	if (r->kind != ST_LOOP || r->axis != AX_NONE || r->bound_lit < 2 * OPT_JAM || !jam_fits(r))
+	if (r->kind != ST_LOOP || r->axis != AX_NONE || r->bound_lit < 2 * OPT_JAM || !jam_fits(r, r->body))
 		return 0;
 	const Stmt *j = r->body;
 	for (; j && j->kind == ST_LET; j = j->next)
@@ -183,7 +185,7 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r)
 		k = k->next;
 	if (k->kind != ST_LOOP || k->next || k->value->kind != EX_LIT)
 		return 0;
-	if (stmts_code_size(r->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8 || !rewrite_layout_ok(p, r, NULL))
+	if (!rewrite_layout_ok(p, r, NULL))
 		return 0;
 	return loop_independent(p, (Stmt *)r, NULL, NULL) ? OPT_JAM : 0;
 }
@@ -193,10 +195,9 @@ int jam_swap_candidate(UirProgram *p, const Stmt *k)
 	if (k->kind != ST_LOOP || k->axis != AX_NONE || !k->value->rng.known || k->value->rng.hi <= OPT_EXPAND_MIN_TRIPS)
 		return 0;
 	const Stmt *j = interchange_swap_legal(p, k);
-	if (!j || j->value->rng.hi < 2 * OPT_JAM || !jam_fits(j) ||
-	    stmts_code_size(j->body) * OPT_JAM > UIR_UNROLL_MAX_SIZE / 8)
+	if (!j || j->value->rng.hi < 2 * OPT_JAM || !jam_fits(j, j->body))
 		return 0;
-	if (!rewrite_layout_ok(p, k, NULL) || !rewrite_layout_ok(p, j, NULL))
+	if (!rewrite_layout_ok(p, k, NULL) || !rewrite_layout_ok(p, j, NULL) || !rewrite_bound_ok(p, j))
 		return 0;
 	return OPT_JAM;
 }

@@ -57,7 +57,7 @@ static double loop_work(const Stmt *s)
  * the loop). */
 static bool peel_ok(UirProgram *p, Stmt *s, Mem **rename, int nrename)
 {
-	if (!rewrite_peel_ok(p, s))
+	if (!rewrite_bound_ok(p, s))
 		return false;
 	const Captures *cap = loop_captures(p, s);
 	for (int i = 0; i < cap->nmems; i++) {

@@ -65,9 +65,9 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text);
  * P's text with `thread` on its opt_parallel and opt_private loops, its opt_expand carried
  * out, and a comment line above every opt_inner nest. Malloc'ed, length in *LEN. */
 char *opt_text(UirProgram *p, size_t *len);
-/* Whether the text of loop LOOP can be cut for a peeled last iteration (opt_peel): its
- * bound and its braces are placed. */
-bool rewrite_peel_ok(UirProgram *p, const Stmt *loop);
+/* Whether the text of loop LOOP's bound and braces are placed, so that a rewrite can cut
+ * them: for a peeled last iteration (opt_peel) or the swapped jam (opt_jam_swap). */
+bool rewrite_bound_ok(UirProgram *p, const Stmt *loop);
 /* Whether loop J's body is laid out as opt_text() can cut it: one statement per line, the
  * body's first statement on a line after the `{`, the `}` alone at the start of its line,
  * every access of M (the alloc expanded) placed in the text. */
@@ -122,10 +122,11 @@ const Stmt *interchange_legal(UirProgram *p, const Stmt *j, bool *reduction);
  * the number of iterations run side by side, or 0 when it is not done. */
 int jam_candidate(UirProgram *p, const Stmt *j);
 /* jam.c: whether a jam of loop J (OPT_JAM iterations side by side, in an unroll loop
- * around its body, by jam_candidate() or expand.c's unroll-and-jam) leaves a program that
- * checks: the unroll loops around and inside J times OPT_JAM stay within
- * UIR_UNROLL_MAX_NESTED, and J is in no grid or block. */
-bool jam_fits(const Stmt *j);
+ * around statements COPIED: J's body, or the body of the loop inside it, by jam.c or
+ * expand.c's unroll-and-jam) leaves a program that checks and stays small: OPT_JAM copies
+ * of COPIED within an eighth of UIR_UNROLL_MAX_SIZE, the unroll loops around and inside J
+ * times OPT_JAM within UIR_UNROLL_MAX_NESTED, and J in no grid or block. */
+bool jam_fits(const Stmt *j, const Stmt *copied);
 /* The swapped jam (opt/jam.c, Stmt.opt_jam_swap): the number of iterations of j run side
  * by side inside plain loop K, `loop k K { loop j J { S } }`, where the interchange
  * interchange_swap_legal() allows runs S along rows instead of a column; 0: not done. */

@@ -329,7 +329,7 @@ bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m)
 	return x.ok;
 }
 
-bool rewrite_peel_ok(UirProgram *p, const Stmt *loop)
+bool rewrite_bound_ok(UirProgram *p, const Stmt *loop)
 {
 	size_t b, end, ob = brace_after(p, pos(p, loop->loc));
 	return arg_span(p, loop->value, &b, &end) && ob < p->srclen && matching(p, ob) < p->srclen;
@@ -526,14 +526,8 @@ static void jam_swap_loop(Out *o, const Stmt *k, const char *jo, const char *ju,
 	Span ks = loop_span(p, k), js = loop_span(p, j);
 	const char *ind = line_indent(p, ks.at), *jn = j->sym->name;
 	int u = k->opt_jam_mem;
-	size_t b0 = pos(p, j->value->loc), b1 = brace_after(p, js.at);
-	while (b1 > b0 && (p->src[b1 - 1] == ' ' || p->src[b1 - 1] == '\t'))
-		b1--;
-	size_t lp = b0; /* an op's place is its name's: the bound's text starts at its ( */
-	while (lp > js.at && (p->src[lp - 1] == ' ' || p->src[lp - 1] == '\t'))
-		lp--;
-	if (lp > js.at && p->src[lp - 1] == '(')
-		b0 = lp - 1;
+	size_t b0, b1;
+	arg_span(p, j->value, &b0, &b1); /* J's text, placed: rewrite_bound_ok() */
 	gen(o, fmt_str(&p->arena, "loop %s (div ", jo), ks.at);
 	copy(o, b0, b1); /* J */
 	gen(o, fmt_str(&p->arena, " %d) {\n%s  ", u, ind), ks.at);
@@ -781,7 +775,7 @@ static void find_edits(Edits *e, const Stmt *s)
 			/* `loop i N thread {B}` over N - 1 iterations, then the last one apart:
 			 * `loop i_l 1 { let i = add i_l N-1 B }` on the memories themselves */
 			size_t b, end;
-			arg_span(p, s->value, &b, &end); /* placed: opt_peel_ok() */
+			arg_span(p, s->value, &b, &end); /* placed: rewrite_bound_ok() */
 			add(e, (Edit){ .at = b, .kind = ED_BOUND, .s = s, .size = s->bound_lit - 1, .end = end });
 			add(e, (Edit){ .at = matching(p, brace_after(p, at)) + 1, .kind = ED_PEEL, .s = s,
 				       .name = take_name(e, s->sym->name, "l") });
