@@ -78,35 +78,51 @@ UIR_FN double uir_below_f64(double hi)
 	return hi;
 }
 
-/* uir-helper: uir_bits_f32 needs: uir_below_f32 */
+/* uir-helper: uir_bits_f32_below */
 /* The f32 value in [lo, hi) of the 64 random bits z (docs/language.md 3.3.2, 3.3.3): u =
  * (z >> 40) * 2^-24, then lo + u * (hi - lo) in f64; lo and hi are the f64 values nearest
  * the literals (the default range is lo = -1, hi = 1). A result that rounds to hi or above
- * becomes the largest f32 below hi. */
-UIR_FN float uir_bits_f32(uint64_t z, double lo, double hi)
+ * becomes BELOW, the largest f32 below hi (uir_below_f32(hi)), which a loop over a buffer
+ * computes once: without a call or a branch the loop vectorises. z >> 40 has 24 bits, so
+ * its conversion through int32_t is exact (and a vector instruction of AVX2). */
+UIR_FN float uir_bits_f32_below(uint64_t z, double lo, double hi, float below)
 {
-	double u = (double)(z >> 40) / 16777216.0; /* 2^24 */
+	double u = (double)(int32_t)(z >> 40) / 16777216.0; /* 2^24 */
 	double width = hi - lo;
 	double scaled = u * width;
 	double value = lo + scaled;
 	float result = (float)value;
-	if ((double)result >= hi)
-		result = uir_below_f32(hi);
-	return result;
+	return (double)result >= hi ? below : result;
 }
 
-/* uir-helper: uir_bits_f64 needs: uir_below_f64 */
-/* The f64 value in [lo, hi) of the 64 random bits z: u = (z >> 11) * 2^-53, then lo + u *
- * (hi - lo). A result that rounds to hi or above becomes the largest f64 below hi. */
-UIR_FN double uir_bits_f64(uint64_t z, double lo, double hi)
+/* uir-helper: uir_bits_f32 needs: uir_below_f32 uir_bits_f32_below */
+/* The f32 value in [lo, hi) of the 64 random bits z: uir_bits_f32_below() with the largest
+ * f32 below hi. */
+UIR_FN float uir_bits_f32(uint64_t z, double lo, double hi)
 {
-	double u = (double)(z >> 11) / 9007199254740992.0; /* 2^53 */
+	return uir_bits_f32_below(z, lo, hi, uir_below_f32(hi));
+}
+
+/* uir-helper: uir_bits_f64_below */
+/* The f64 value in [lo, hi) of the 64 random bits z: u = (z >> 11) * 2^-53, then lo + u *
+ * (hi - lo). A result that rounds to hi or above becomes BELOW, the largest f64 below hi
+ * (uir_below_f64(hi)), computed once by a loop over a buffer, as for uir_bits_f32_below().
+ * z >> 11 has 53 bits: its conversion through int64_t is exact. */
+UIR_FN double uir_bits_f64_below(uint64_t z, double lo, double hi, double below)
+{
+	double u = (double)(int64_t)(z >> 11) / 9007199254740992.0; /* 2^53 */
 	double width = hi - lo;
 	double scaled = u * width;
 	double value = lo + scaled;
-	if (value >= hi)
-		value = uir_below_f64(hi);
-	return value;
+	return value >= hi ? below : value;
+}
+
+/* uir-helper: uir_bits_f64 needs: uir_below_f64 uir_bits_f64_below */
+/* The f64 value in [lo, hi) of the 64 random bits z: uir_bits_f64_below() with the largest
+ * f64 below hi. */
+UIR_FN double uir_bits_f64(uint64_t z, double lo, double hi)
+{
+	return uir_bits_f64_below(z, lo, hi, uir_below_f64(hi));
 }
 
 /* uir-helper: uir_bits_int */

@@ -55,15 +55,15 @@ VECTOR_CLONES static void random_range(const Mem *m, void *dst, int64_t lo, int6
 	double flo = m->has_range ? m->flo : -1.0, fhi = m->has_range ? m->fhi : 1.0;
 #define BITS(i) (keys ? uir_seeded_bits(keys[0], keys[1], (uint64_t)(i)) : uir_random_bits(seed, (uint64_t)(i)))
 	if (m->ty == UIR_F32) {
-		float *d = dst;
+		float *d = dst, below = uir_below_f32(fhi);
 		for (int64_t i = lo; i < hi; i++)
-			d[i] = uir_bits_f32(BITS(i), flo, fhi);
+			d[i] = uir_bits_f32_below(BITS(i), flo, fhi, below);
 		return;
 	}
 	if (m->ty == UIR_F64) {
-		double *d = dst;
+		double *d = dst, below = uir_below_f64(fhi);
 		for (int64_t i = lo; i < hi; i++)
-			d[i] = uir_bits_f64(BITS(i), flo, fhi);
+			d[i] = uir_bits_f64_below(BITS(i), flo, fhi, below);
 		return;
 	}
 	if (m->ty == UIR_I32 || m->ty == UIR_U32) { /* the low 32 bits, as buffer_set() wraps them */
