@@ -276,6 +276,9 @@ struct Stmt {
 	bool opt_jam_swap;      /* with opt_jam_mem: this loop k, `loop k { loop j { S } }`, runs
 	                         * inside blocks of j, opt_jam_mem of them side by side inside
 	                         * k (opt/jam.c, "The swapped jam") */
+	bool opt_jam_sink;      /* with opt_jam_mem: this loop t, `loop t { loop r { loop s { S }
+	                         * } }`, runs inside s, opt_jam_mem iterations of r side by side
+	                         * inside t (opt/jam.c, "The sunk jam") */
 	int opt_skew;           /* a time loop run over tiles of its sweeps' index skewed by
 	                         * opt_skew - 1 a step (opt/skew.c, carried out by
 	                         * opt/rewrite.c); 0: not */

@@ -35,6 +35,13 @@
  * offset with a != 0 and no term of k or of what is inside k (no exact analysis: it
  * answers for iterations of j within one k), so that no two instances of distinct j touch
  * one element of it.
+ *
+ * interchange_sink_legal() asks it of a reduction loop outside two others, `loop t { loop r
+ * { loop s { S } } }` run as `loop r { loop s { loop t { S } } }` (jam.c's sunk jam): every
+ * written memory at one offset c + a*r + b*s + terms of loops outside t, with no t, a and b
+ * nonzero and one of them larger than the other's whole span (|a| > |b| (S - 1) or |b| >
+ * |a| (R - 1): a mixed radix), so distinct (r, s) touch distinct elements of it and every
+ * element keeps its t order.
  */
 #include "../check/normal.h"
 #include <stdlib.h>
@@ -56,6 +63,8 @@ typedef struct Ix {
 	bool swap;        /* interchange_swap_legal(): the exact analysis is not asked */
 	bool column_read; /* some read-only memory has j with a coefficient other than 0, 1 */
 	bool in_lets;     /* walking LETS: they run once per j, before the k loop */
+	const Stmt *rl, *sl; /* interchange_sink_legal(): loops r and s inside jl, the loop t */
+	bool t_strided;   /* ... some access has t in another term or a coefficient other than 0, 1 */
 	NormCtx nc;
 } Ix;
 
@@ -156,12 +165,70 @@ static bool j_use(Ix *x, const Norm *n, JUse *u)
 	return true;
 }
 
+/* The coefficients of t (the loop X->jl), r and s in N, for interchange_sink_legal();
+ * false when N is bad or has another term of them or of a loop or let inside t. */
+static bool rst_use(Ix *x, const Norm *n, int64_t *ct, int64_t *cr, int64_t *cs)
+{
+	*ct = *cr = *cs = 0;
+	if (n->bad)
+		return false;
+	for (int i = 0; i < n->n; i++) {
+		const Term *t = n->v[i].t;
+		const Sym *y = t->index;
+		if (t->kind == TM_OPAQUE)
+			return false;
+		if (t->kind == TM_INDEX && (y == x->jl->sym || y == x->rl->sym || y == x->sl->sym))
+			*(y == x->jl->sym ? ct : y == x->rl->sym ? cr : cs) += n->v[i].coef;
+		else if (y == x->jl->sym || (y->def && stmt_inside(y->def, x->jl)))
+			return false;
+	}
+	return true;
+}
+
+/* Whether c + a*r + b*s over r in [0, R), s in [0, S) takes distinct values for distinct
+ * (r, s): a and b nonzero, one larger than the other's whole span (a mixed radix). */
+static bool mixed_radix(int64_t a, int64_t b, int64_t r_hi, int64_t s_hi)
+{
+	__int128 ua = a < 0 ? -(__int128)a : a, ub = b < 0 ? -(__int128)b : b;
+	return a && b && (ua > ub * (s_hi - 1) || ub > ua * (r_hi - 1));
+}
+
+/* interchange_sink_legal()'s check of one access (access()'s arguments). */
+static void sink_access(Ix *x, const Mem *m, const Expr *off, int width, bool in_bounds)
+{
+	int ms = mem_key(x->p, m);
+	Norm n = normalize(&x->nc, off);
+	int64_t ct, cr, cs;
+	bool plain = rst_use(x, &n, &ct, &cr, &cs);
+	if (!in_bounds || (x->written[ms] && (!plain || width != 1 || ct != 0 || !exact(x, off, 0)))) {
+		x->ok = false;
+		return;
+	}
+	if (x->written[ms]) {
+		if (x->has_form[ms]) {
+			x->ok = norm_equal(&x->form[ms], &n);
+			return;
+		}
+		x->has_form[ms] = true;
+		x->form[ms] = n;
+		x->ok = mixed_radix(cr, cs, x->rl->value->rng.hi, x->sl->value->rng.hi);
+		return;
+	}
+	/* read-only memory: any offset is legal; a column in s, a row (or nothing) in t pays */
+	x->column_read |= plain && cs != 0 && cs != 1;
+	x->t_strided |= !plain ? n.bad || expr_refers_to(off, x->jl->sym) : (ct != 0 && (ct != 1 || width != 1));
+}
+
 /* Checks one access of memory M at offset OFF, WIDTH elements (IN_BOUNDS: proven in
  * bounds). */
 static void access(Ix *x, const Mem *m, const Expr *off, int width, bool in_bounds)
 {
 	if (!x->ok)
 		return;
+	if (x->rl) {
+		sink_access(x, m, off, width, in_bounds);
+		return;
+	}
 	if (!in_bounds) {
 		x->ok = false;
 		return;
@@ -387,4 +454,31 @@ const Stmt *interchange_swap_legal(UirProgram *p, const Stmt *k)
 	bool ok = x.ok && x.red_write && x.column_read;
 	ix_free(&x);
 	return ok ? j : NULL;
+}
+
+const Stmt *interchange_sink_legal(UirProgram *p, const Stmt *t, bool *pays)
+{
+	const Stmt *r = t->body, *s = r ? r->body : NULL;
+	*pays = false;
+	if (t->axis != AX_NONE || !r || r->next || r->kind != ST_LOOP || r->axis != AX_NONE || !s || s->next ||
+	    s->kind != ST_LOOP || s->axis != AX_NONE)
+		return NULL;
+	/* each bound is evaluated elsewhere in the new nest, and as often as it likes */
+	const Stmt *loops[3] = { t, r, s };
+	for (int i = 0; i < 3; i++)
+		if (!invariant_bound(loops[i]->value, t) || !loops[i]->value->rng.known || loops[i]->value->rng.hi < 1)
+			return NULL;
+	Ix x;
+	int nm = ix_init(&x, p, t, s, t, true);
+	x.rl = r;
+	x.sl = s;
+	mark_writes(&x, s->body);
+	bool any = false;
+	for (int i = 0; i < nm; i++)
+		any |= x.written[i];
+	walk(&x, s->body);
+	bool ok = any && x.ok;
+	*pays = ok && x.column_read && !x.t_strided;
+	ix_free(&x);
+	return ok ? s : NULL;
 }

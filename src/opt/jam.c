@@ -49,6 +49,21 @@
  * in `loop k K { loop j_r (mod J U) { ... } }`. Legality: interchange_swap_legal() (every
  * written element belongs to one j, so distinct j may run in any order; J is invariant in
  * k, which lets it be triangular, `(add i 1)`).
+ *
+ * The sunk jam (Stmt.opt_jam_sink): a reduction loop written outside two loops whose inner
+ * one reads a column, `loop t T { loop r R { loop s S { BODY } } }` -- PolyBench's set-up
+ * of cholesky, lu and ludcmp, B[r,s] += A[r,t] A[s,t], which sweeps the whole of B for
+ * every t and gathers A[s,t] down a column -- runs as the outer jam of r over the nest with
+ * t innermost:
+ *
+ *     loop r_o R/U { loop s S { loop t T { loop r_u U unroll { let r = add (mul r_o U) r_u
+ *       BODY } } } }
+ *     loop r_r R%U { let r = add r_r R-R%U  loop s S { loop t T { BODY } } }
+ *
+ * Legality: interchange_sink_legal() (each written element belongs to one (r, s), so
+ * instances of distinct (r, s) may run in any order and side by side, and each element
+ * keeps its t order; the bounds are invariant in the nest). It pays when every access that
+ * uses t reads along a row in it.
  */
 #include "opt.h"
 
@@ -188,6 +203,19 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r)
 	if (!rewrite_layout_ok(p, r, NULL))
 		return 0;
 	return loop_independent(p, (Stmt *)r, NULL, NULL) ? OPT_JAM : 0;
+}
+
+int jam_sink_candidate(UirProgram *p, const Stmt *t)
+{
+	if (t->kind != ST_LOOP || t->axis != AX_NONE || !t->value->rng.known || t->value->rng.hi <= OPT_EXPAND_MIN_TRIPS)
+		return 0;
+	bool pays;
+	const Stmt *s = interchange_sink_legal(p, t, &pays), *r = t->body;
+	if (!s || !pays || r->bound_lit < 2 * OPT_JAM || !jam_fits(r, s->body))
+		return 0;
+	if (!rewrite_layout_ok(p, t, NULL) || !rewrite_layout_ok(p, r, NULL) || !rewrite_layout_ok(p, s, NULL))
+		return 0;
+	return OPT_JAM;
 }
 
 int jam_swap_candidate(UirProgram *p, const Stmt *k)

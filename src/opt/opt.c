@@ -24,6 +24,9 @@
  *   Stmt.opt_jam_swap  with opt_jam_mem on a loop k, `loop k { loop j { S } }` whose S reads a
  *                      column (a stride other than 1 in j): blocks of U iterations of j
  *                      outside k, side by side inside it (jam.c, the swapped jam).
+ *   Stmt.opt_jam_sink  with opt_jam_mem on a loop t, `loop t { loop r { loop s { S } } }`
+ *                      whose S reads a column in s: t runs inside s, blocks of U iterations
+ *                      of r side by side inside t (jam.c, the sunk jam).
  *   Stmt.opt_skew      a time loop over sweeps, run over tiles of the sweeps' index skewed
  *                      in time (skew.c), carried out by rewriting.
  */
@@ -115,6 +118,10 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			continue; /* a time skew's tiles, in order, each over a band that fits a cache;
 			           * a sweep over one band is too little work to wake the pool for */
 		bool par = in_parallel || (s->axis != AX_NONE && s->axis != AX_UNROLL);
+		if (s->axis == AX_NONE && !p->opt_no_rewrite && (s->opt_jam_mem = jam_sink_candidate(p, s)) != 0) {
+			s->opt_jam_sink = p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
+			continue;
+		}
 		if (s->axis == AX_NONE && !p->opt_no_rewrite && skew_candidate(o, s)) {
 			p->opt_rewrites = true; /* its sweeps are decided on the rewritten program */
 			continue;

@@ -138,6 +138,18 @@ int jam_swap_candidate(UirProgram *p, const Stmt *k);
  * touch distinct elements and each element keeps its k order -- and some memory S only
  * reads has j with a coefficient other than 0 and 1 (a column); else NULL. */
 const Stmt *interchange_swap_legal(UirProgram *p, const Stmt *k);
+/* interchange.c: the s loop of plain loop T when `loop t { loop r { loop s { S } } }` may
+ * run as `loop r { loop s { loop t { S } } }` with every bit kept -- every access proven in
+ * bounds, the bounds invariant in the nest, and every memory S writes accessed at one
+ * offset without t whose r and s terms form a mixed radix (distinct (r, s), distinct
+ * elements: each element keeps its t order) -- else NULL; *PAYS: some memory S only reads
+ * is a column in s (a coefficient other than 0 and 1), and every access that uses t has
+ * it with coefficient 1 (a row in the new inner loop). */
+const Stmt *interchange_sink_legal(UirProgram *p, const Stmt *t, bool *pays);
+/* The sunk jam (opt/jam.c, Stmt.opt_jam_sink): the number of iterations of r run side by
+ * side inside plain loop T of `loop t T { loop r R { loop s S { BODY } } }`, once t runs
+ * inside s (interchange_sink_legal()); 0: not done. */
+int jam_sink_candidate(UirProgram *p, const Stmt *t);
 /* The outer jam (opt/jam.c, Stmt.opt_jam_outer): the number of iterations of plain loop R
  * run side by side inside the k loop of the loop J its body holds, where J would be jammed
  * (jam_candidate()) and R's iterations are independent; 0 when it is not done. */

@@ -546,6 +546,37 @@ static void jam_swap_loop(Out *o, const Stmt *k, const char *jo, const char *ju,
 	gen(o, fmt_str(&p->arena, "%s  }\n%s}", ind, ind), ks.cb);
 }
 
+/* Writes loop T, `loop t T { loop r R { loop s S { BODY } } }`, by the sunk jam of U =
+ * opt_jam_mem iterations of r (jam.c): `loop RO R/U { loop s S { loop t T { loop RU U unroll
+ * { let r = add (mul RO U) RU  BODY } } } }`, then the R % U iterations of r left over,
+ * `loop RR R%U { let r = add RR R-R%U  loop s S { loop t T { BODY } } }`. */
+static void jam_sink_loop(Out *o, const Stmt *t, const char *ro, const char *ru, const char *rr)
+{
+	UirProgram *p = o->p;
+	const Stmt *r = t->body, *s = r->body;
+	Span ts = loop_span(p, t), ss = loop_span(p, s);
+	const char *ind = line_indent(p, ts.at), *rn = r->sym->name;
+	int u = t->opt_jam_mem;
+	int64_t n = r->bound_lit, full = n / u * u;
+	gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s  ", ro, (long long)(n / u), ind), pos(p, r->loc));
+	copy(o, ss.at, ss.hdr_end); /* loop s S { */
+	gen(o, fmt_str(&p->arena, "%s    ", ind), ts.at);
+	copy(o, ts.at, ts.hdr_end); /* loop t T { */
+	gen(o, fmt_str(&p->arena, "%s      loop %s %d unroll {\n%s        let %s = add (mul %s %d) %s\n", ind, ru, u, ind, rn,
+		       ro, u, ru), pos(p, r->loc));
+	copy(o, ss.hdr_end, ss.cb_ls); /* BODY */
+	gen(o, fmt_str(&p->arena, "%s      }\n%s    }\n%s  }\n%s}", ind, ind, ind, ind), ss.cb);
+	if (full == n)
+		return;
+	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n%s  ", ind, rr, (long long)(n - full), ind,
+		       rn, rr, (long long)full, ind), pos(p, r->loc));
+	copy(o, ss.at, ss.hdr_end); /* loop s S { */
+	gen(o, fmt_str(&p->arena, "%s    ", ind), ts.at);
+	copy(o, ts.at, ts.hdr_end); /* loop t T { */
+	copy(o, ss.hdr_end, ss.cb_ls); /* BODY */
+	gen(o, fmt_str(&p->arena, "%s    }\n%s  }\n%s}", ind, ind, ind), ss.cb);
+}
+
 /* The first value of sweep SW's index (N iterations, step S of M a time step, skew C) in
  * tile TK of width W of time loop T: clamp(TK * W - C * (M * t + S), 0, N), as text;
  * NEXT: of tile TK + 1 (opt/skew.c). */
@@ -762,7 +793,8 @@ static void find_edits(Edits *e, const Stmt *s)
 			continue; /* its sweeps are decided on the rewritten program */
 		}
 		if (s->opt_jam_mem) {
-			const char *v = s->opt_jam_swap ? s->body->sym->name : s->sym->name; /* the loop jammed */
+			/* the loop jammed */
+			const char *v = s->opt_jam_swap || s->opt_jam_sink ? s->body->sym->name : s->sym->name;
 			add(e, (Edit){ .at = at, .kind = ED_JAM, .s = s, .jo = take_name(e, v, "o"),
 				       .ju = take_name(e, v, "u"), .name = take_name(e, v, "r") });
 			continue; /* its loops are decided on the rewritten program */
@@ -884,6 +916,8 @@ static void build(Out *o, bool comments)
 		case ED_JAM:
 			if (d->s->opt_jam_swap)
 				jam_swap_loop(o, d->s, d->jo, d->ju, d->name);
+			else if (d->s->opt_jam_sink)
+				jam_sink_loop(o, d->s, d->jo, d->ju, d->name);
 			else if (d->s->opt_jam_outer)
 				jam_outer_loop(o, d->s, d->jo, d->ju, d->name);
 			else
@@ -1002,6 +1036,7 @@ static void no_rewrites(Stmt *s)
 		s->opt_jam_mem = 0;
 		s->opt_jam_outer = false;
 		s->opt_jam_swap = false;
+		s->opt_jam_sink = false;
 		s->opt_distribute = false;
 		s->opt_skew = 0;
 		no_rewrites(s->body);

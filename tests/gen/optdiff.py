@@ -36,7 +36,7 @@ another loop, expanded when it adds an `_x` alloc, interchanged when it carries 
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
 rewritten (privatised or expanded, R%), T parallel, C interchanged, L peeled (a loop's last
 iteration run apart), J jammed (unroll-and-jam; O of them the outer jam, W the swapped jam,
-`loop j_o (div J U)`), F faulting, I with --input, B failed";
+`loop j_o (div J U)`, K the sunk jam, k written outside i and j and run inside them), F faulting, I with --input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
 import os
@@ -485,6 +485,35 @@ class Gen:
         self.emit(ind + 1, '}')
         self.emit(ind, '}')
 
+    def sink_nest(self, ind):
+        """The sunk jam's shape (src/opt/jam.c): a reduction loop k outside loops i and j,
+        j walking down a column of A, each O element a reduction over k. One in three is
+        not legal: every j of a row updates one element, the rows' elements overlap, or the
+        update reads the next element."""
+        r = self.r
+        ni, nj, nk = r.randint(16, 30), r.randint(1, 12), r.randint(65, 90)
+        kind = r.random()
+        if kind < 0.1:
+            o = 'i'
+        elif kind < 0.2:
+            o = '(add (mul i %d) j)' % r.randint(1, max(1, nj - 1))
+        elif r.random() < 0.5:
+            o = '(add (mul i %d) j)' % (nj + r.choice([0, 0, 3]))
+        else:
+            o = '(add (mul j %d) i)' % ni
+        rd = '(add %s 1)' % o if 0.2 <= kind < 0.3 else o
+        self.use('O', (ni - 1) * (nj + 3) + nj + (ni - 1) * nj + 1)
+        self.use('A', (max(ni, nj) - 1) * nk + nk - 1)
+        self.emit(ind, 'loop k %d {' % nk)
+        self.emit(ind + 1, 'loop i %d {' % ni)
+        self.emit(ind + 2, 'loop j %d {' % nj)
+        val = self.fval([('i', ni), ('j', nj), ('k', nk)], {'red': True})
+        val = '(mul (mul (load A (add (mul i %d) k)) (load A (add (mul j %d) k))) %s)' % (nk, nk, val)
+        self.emit(ind + 3, 'store O %s %s' % (par(o), self.red(self.fop(), '(load O %s)' % par(rd), val)))
+        self.emit(ind + 2, '}')
+        self.emit(ind + 1, '}')
+        self.emit(ind, '}')
+
     def array_nest(self, ind):
         """A per-iteration array filled by a loop, then read (privatisation's intervals):
         an alloc t, sometimes read after the loop (into R), or a buffer S (printed); either
@@ -565,8 +594,10 @@ class Gen:
                 self.acc_nest(0, a, 'nt%d' % nest if thread else 'n', thread)
             elif k < 0.78:
                 self.direct_nest(0)
-            elif k < 0.82:
+            elif k < 0.8:
                 self.swap_nest(0)
+            elif k < 0.82:
+                self.sink_nest(0)
             elif k < 0.88:
                 self.array_nest(0)
             elif k < 0.94:
@@ -733,6 +764,9 @@ def check_one(a, seed, tmp):
         info['peeled'] = bool(re.search(r'^\s*loop \w+_l\d* 1 \{', o_s, re.M))
         info['jammed'] = bool(re.search(r'^\s*loop \w+_u\d* \d+ unroll \{', o_s, re.M))
         info['swapped'] = bool(re.search(r'^\s*loop \w+_o\d* \(div ', o_s, re.M))  # the swapped jam
+        # the sunk jam: the k loop written outside i and j runs inside them, i_u inside it
+        info['sunk'] = bool(re.search(r'^loop k \d+ \{\n\s*loop i \d+ \{\n\s*loop j ', text, re.M)) and \
+            bool(re.search(r'loop i_o\d* \d+ (thread )?\{\n\s*loop j \d+ \{\n\s*loop k \d+ \{\n\s*loop i_u', o_s))
         # the outer jam (src/opt/jam.c): r_o over two loops, then r_u inside the inner one
         info['outer'] = bool(re.search(r'loop (\w+)_o\d* \d+ (thread )?\{\n\s*loop \w+ \d+ \{\n\s*loop \w+ \d+ \{\n'
                                        r'\s*loop \1_u\d* \d+ unroll \{', o_s))
@@ -775,12 +809,12 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='optdiff.')
-    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, swapped=0, fault=0, input=0, bad=0)
+    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, swapped=0, sunk=0, fault=0, input=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, extra = check_one(a, seed, tmp)
             cnt['n'] += 1
-            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'swapped', 'fault', 'input'):
+            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'swapped', 'sunk', 'fault', 'input'):
                 cnt[k] += bool(info.get(k))
             cnt['rewritten'] += bool(info.get('private') or info.get('expanded'))
             if a.verbose:
@@ -803,11 +837,12 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     n = max(cnt['n'], 1)
     print('optdiff: %d programs, %d privatised, %d expanded, %d of them rewritten (privatised or expanded, %.0f%%), '
-          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam, %d the swapped jam), %d faulting, '
+          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam, %d the swapped jam, %d the sunk jam), '
+          '%d faulting, '
           '%d with --input, '
           '%d failed' % (
               cnt['n'], cnt['private'], cnt['expanded'], cnt['rewritten'], 100.0 * cnt['rewritten'] / n,
-              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['swapped'], cnt['fault'], cnt['input'],
+              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['swapped'], cnt['sunk'], cnt['fault'], cnt['input'],
               cnt['bad']))
     return 1 if cnt['bad'] else 0
 

@@ -126,6 +126,14 @@ want_opt jam_swap.uir '        let j = add (mul j_o 8) j_u'
 want_opt jam_swap.uir '    loop j_r (mod (add i 1) 8) {'
 want_opt jam_swap.uir '      let j = max 0 (sub (sub (add i 1) 1) j_r)'
 for f in jam_swap_k_offset jam_swap_neighbour; do want_not_opt $f.uir 'j_o\|j_u' 'the swapped jam'; done
+# the sunk jam (docs/llvm.md, "The sunk jam"): t inside s, 8 rows r side by side inside t
+want_opt jam_sink.uir 'loop r_o 2 thread {'
+want_opt jam_sink.uir '  loop s 12 {'
+want_opt jam_sink.uir '    loop t 80 {'
+want_opt jam_sink.uir '      loop r_u 8 unroll {'
+want_opt jam_sink.uir 'loop r_r 4 {'
+want_opt jam_sink.uir '  let r = add r_r 16'
+for f in jam_sink_shared jam_sink_radix; do want_not_opt $f.uir '^    loop t 80 {' 'the sunk jam'; done
 # no jam past the unroll limit or in a grid; a rewrite that does not check leaves the program as written
 for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid opt_rewrite_fails; do
 	if out=$("$uir" opt "$dir/$f.uir") && ! printf '%s\n' "$out" | grep -q '_u 8 unroll'; then ok; else bad "uir opt $f.uir: failed or jammed"; fi
