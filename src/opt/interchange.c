@@ -74,18 +74,19 @@ static int mem_key(const UirProgram *p, const Mem *m)
 	return m->is_alloc ? p->nbufs + m->index : m->index;
 }
 
-static void mark_writes(Ix *x, const Stmt *s)
+/* Marks the memories the statements S store or update in; returns whether there is one. */
+static bool mark_writes(Ix *x, const Stmt *s)
 {
+	bool any = false;
 	for (; s; s = s->next) {
 		if (s->kind == ST_STORE || s->kind == ST_ATOMIC)
-			x->written[mem_key(x->p, s->mem)] = true;
+			any = x->written[mem_key(x->p, s->mem)] = true;
 		else if (s->kind == ST_LOOP)
-			mark_writes(x, s->body);
-		else if (s->kind == ST_IF) {
-			mark_writes(x, s->then_);
-			mark_writes(x, s->else_);
-		}
+			any |= mark_writes(x, s->body);
+		else if (s->kind == ST_IF)
+			any |= mark_writes(x, s->then_) | mark_writes(x, s->else_);
 	}
+	return any;
 }
 
 /* True when E, with lets inlined, evaluates its i32 arithmetic without wrapping. */
@@ -343,9 +344,8 @@ static const Stmt *inner_loop(const Stmt *j)
 	return s;
 }
 
-/* Sets up X for the access walk over loops J and K (SCOPE: X->scope); returns the number of
- * memories. */
-static int ix_init(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, const Stmt *scope, bool legal_only)
+/* Sets up X for the access walk over loops J and K (SCOPE: X->scope). */
+static void ix_init(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, const Stmt *scope, bool legal_only)
 {
 	int nm = p->nbufs + p->nallocs;
 	memset(x, 0, sizeof *x);
@@ -361,7 +361,6 @@ static int ix_init(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, const Stm
 	x->form = xcalloc((size_t)nm + 1, sizeof *x->form);
 	x->has_form = xcalloc((size_t)nm + 1, sizeof *x->has_form);
 	x->ask = xcalloc((size_t)nm + 1, sizeof *x->ask);
-	return nm;
 }
 
 /* Sets up X for loops J and K (inside J's body, after LETS) and walks LETS and K's body:
@@ -369,11 +368,8 @@ static int ix_init(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, const Stm
  * only read, and no LETS read what K writes. Returns whether K writes anything. */
 static bool ix_walk(Ix *x, UirProgram *p, const Stmt *j, const Stmt *k, bool legal_only)
 {
-	int nm = ix_init(x, p, j, k, j, legal_only);
-	mark_writes(x, k->body);
-	bool any = false;
-	for (int i = 0; i < nm; i++)
-		any |= x->written[i];
+	ix_init(x, p, j, k, j, legal_only);
+	bool any = mark_writes(x, k->body);
 	if (any) {
 		/* the lets before the k loop, then its body */
 		x->in_lets = true;
@@ -469,13 +465,10 @@ const Stmt *interchange_sink_legal(UirProgram *p, const Stmt *t, bool *pays)
 		if (!invariant_bound(loops[i]->value, t) || !loops[i]->value->rng.known || loops[i]->value->rng.hi < 1)
 			return NULL;
 	Ix x;
-	int nm = ix_init(&x, p, t, s, t, true);
+	ix_init(&x, p, t, s, t, true);
 	x.rl = r;
 	x.sl = s;
-	mark_writes(&x, s->body);
-	bool any = false;
-	for (int i = 0; i < nm; i++)
-		any |= x.written[i];
+	bool any = mark_writes(&x, s->body);
 	walk(&x, s->body);
 	bool ok = any && x.ok;
 	*pays = ok && x.column_read && !x.t_strided;

@@ -546,6 +546,17 @@ static void jam_swap_loop(Out *o, const Stmt *k, const char *jo, const char *ju,
 	gen(o, fmt_str(&p->arena, "%s  }\n%s}", ind, ind), ks.cb);
 }
 
+/* Writes `loop s S {` and `loop t T {` inside it (spanning SS and TS), one level and two
+ * inside indentation IND. */
+static void sink_heads(Out *o, const Span *ts, const Span *ss, const char *ind)
+{
+	UirProgram *p = o->p;
+	gen(o, fmt_str(&p->arena, "%s  ", ind), ss->at);
+	copy(o, ss->at, ss->hdr_end);
+	gen(o, fmt_str(&p->arena, "%s    ", ind), ts->at);
+	copy(o, ts->at, ts->hdr_end);
+}
+
 /* Writes loop T, `loop t T { loop r R { loop s S { BODY } } }`, by the sunk jam of U =
  * opt_jam_mem iterations of r (jam.c): `loop RO R/U { loop s S { loop t T { loop RU U unroll
  * { let r = add (mul RO U) RU  BODY } } } }`, then the R % U iterations of r left over,
@@ -558,21 +569,17 @@ static void jam_sink_loop(Out *o, const Stmt *t, const char *ro, const char *ru,
 	const char *ind = line_indent(p, ts.at), *rn = r->sym->name;
 	int u = t->opt_jam_mem;
 	int64_t n = r->bound_lit, full = n / u * u;
-	gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s  ", ro, (long long)(n / u), ind), pos(p, r->loc));
-	copy(o, ss.at, ss.hdr_end); /* loop s S { */
-	gen(o, fmt_str(&p->arena, "%s    ", ind), ts.at);
-	copy(o, ts.at, ts.hdr_end); /* loop t T { */
+	gen(o, fmt_str(&p->arena, "loop %s %lld {\n", ro, (long long)(n / u)), pos(p, r->loc));
+	sink_heads(o, &ts, &ss, ind);
 	gen(o, fmt_str(&p->arena, "%s      loop %s %d unroll {\n%s        let %s = add (mul %s %d) %s\n", ind, ru, u, ind, rn,
 		       ro, u, ru), pos(p, r->loc));
 	copy(o, ss.hdr_end, ss.cb_ls); /* BODY */
 	gen(o, fmt_str(&p->arena, "%s      }\n%s    }\n%s  }\n%s}", ind, ind, ind, ind), ss.cb);
 	if (full == n)
 		return;
-	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n%s  ", ind, rr, (long long)(n - full), ind,
-		       rn, rr, (long long)full, ind), pos(p, r->loc));
-	copy(o, ss.at, ss.hdr_end); /* loop s S { */
-	gen(o, fmt_str(&p->arena, "%s    ", ind), ts.at);
-	copy(o, ts.at, ts.hdr_end); /* loop t T { */
+	gen(o, fmt_str(&p->arena, "\n%sloop %s %lld {\n%s  let %s = add %s %lld\n", ind, rr, (long long)(n - full), ind,
+		       rn, rr, (long long)full), pos(p, r->loc));
+	sink_heads(o, &ts, &ss, ind);
 	copy(o, ss.hdr_end, ss.cb_ls); /* BODY */
 	gen(o, fmt_str(&p->arena, "%s    }\n%s  }\n%s}", ind, ind, ind), ss.cb);
 }
