@@ -279,6 +279,9 @@ struct Stmt {
 	bool opt_jam_sink;      /* with opt_jam_mem: this loop t, `loop t { loop r { loop s { S }
 	                         * } }`, runs inside s, opt_jam_mem iterations of r side by side
 	                         * inside t (opt/jam.c, "The sunk jam") */
+	int opt_jam_row;        /* the row jam of this many iterations, the body distributed,
+	                         * side by side inside each nest's inner loop (opt/jam.c, "The
+	                         * row jam", carried out by opt/rewrite.c); 0: none */
 	int opt_skew;           /* a time loop run over tiles of its sweeps' index skewed by
 	                         * opt_skew - 1 a step (opt/skew.c, carried out by
 	                         * opt/rewrite.c); 0: not */
@@ -351,6 +354,8 @@ struct UirProgram {
 	bool opt_rewrites;     /* some decision of it needs the program rewritten (opt/opt.h) */
 	bool opt_no_rewrite;   /* it is such a rewrite: opt_program() makes no decision that
 	                        * only a rewrite carries out and that none of its loops needs */
+	bool opt_rows;         /* ... but for the row jam (opt/jam.c): the first rewrite, which
+	                        * may be rewritten once more */
 	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records
 	                                  * into it (check/footprint.h); NULL otherwise */
 	struct Footprint *footprint_rec; /* what the last uir_check_footprint() recorded */

@@ -398,6 +398,20 @@ bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k)
 	return ok;
 }
 
+bool row_vectorises(UirProgram *p, const Stmt *j)
+{
+	Ix x;
+	ix_init(&x, p, j, j, j, false);
+	bool ok = mark_writes(&x, j->body);
+	if (ok)
+		walk(&x, j->body);
+	ok = ok && x.ok && x.unit_write;
+	for (int i = 0; i < p->nbufs + p->nallocs && ok; i++)
+		ok = !x.ask[i];
+	ix_free(&x);
+	return ok;
+}
+
 /* The k loop of J when `loop j { LETS loop k { S } }` may run as `loop k { loop j { LETS S
  * } }` with every bit kept; with PAYS, only when that also makes the inner loop stride 1
  * (interchange_inner()); else *RED says whether S reduces into memory at an offset that is

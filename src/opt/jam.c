@@ -229,3 +229,151 @@ int jam_swap_candidate(UirProgram *p, const Stmt *k)
 		return 0;
 	return OPT_JAM;
 }
+
+/* ---- the row jam ---- */
+
+/* Whether E and the expressions inside it load only proven in bounds. */
+static bool loads_in_bounds(const Expr *e)
+{
+	if (e->kind != EX_OP)
+		return true;
+	if (e->op == OP_LOAD && !e->in_bounds)
+		return false;
+	for (int i = 0; i < e->nargs; i++)
+		if (!loads_in_bounds(e->args[i]))
+			return false;
+	return true;
+}
+
+/* Whether the statements S hold only lets, stores, ifs and plain or unroll loops, every
+ * access proven in bounds (no fault can move when the rows interleave), no atomic update
+ * (a float sum's bits depend on the order of the updates). */
+static bool rows_body_ok(const Stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case ST_LET:
+			if (!loads_in_bounds(s->value))
+				return false;
+			break;
+		case ST_STORE:
+			if (!s->in_bounds || !loads_in_bounds(s->off) || !loads_in_bounds(s->val))
+				return false;
+			break;
+		case ST_LOOP:
+			if ((s->axis != AX_NONE && s->axis != AX_UNROLL) || !loads_in_bounds(s->value) ||
+			    !rows_body_ok(s->body))
+				return false;
+			break;
+		case ST_IF:
+			if (!loads_in_bounds(s->cond) || !rows_body_ok(s->then_) || !rows_body_ok(s->else_))
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Whether the loads of E include one whose offset uses J's index and not I's (read alike by
+ * every row). */
+static bool shared_load(const Expr *e, const Stmt *i, const Stmt *j)
+{
+	if (e->kind != EX_OP)
+		return false;
+	if (e->op == OP_LOAD && expr_refers_to(e->args[0], j->sym) && !expr_refers_to(e->args[0], i->sym))
+		return true;
+	for (int k = 0; k < e->nargs; k++)
+		if (shared_load(e->args[k], i, j))
+			return true;
+	return false;
+}
+
+static bool stmts_share(const Stmt *s, const Stmt *i, const Stmt *j)
+{
+	for (; s; s = s->next)
+		if ((s->kind == ST_LET && shared_load(s->value, i, j)) ||
+		    (s->kind == ST_STORE && (shared_load(s->off, i, j) || shared_load(s->val, i, j))) ||
+		    (s->kind == ST_IF && (shared_load(s->cond, i, j) || stmts_share(s->then_, i, j) || stmts_share(s->else_, i, j))))
+			return true;
+	return false;
+}
+
+static bool holds_loop(const Stmt *s)
+{
+	for (; s; s = s->next)
+		if (s->kind == ST_LOOP || (s->kind == ST_IF && (holds_loop(s->then_) || holds_loop(s->else_))))
+			return true;
+	return false;
+}
+
+/* The statements S after their lets, when each of those lets loads nothing; else NULL. */
+static const Stmt *after_plain_lets(const Stmt *s)
+{
+	for (; s && s->kind == ST_LET; s = s->next)
+		if (expr_any(s->value, is_load))
+			return NULL;
+	return s;
+}
+
+bool jam_row_nest(UirProgram *p, const Stmt *i, const Stmt *n, const Stmt **kp, const Stmt **jp)
+{
+	if (n->kind != ST_LOOP || n->axis != AX_NONE)
+		return false;
+	const Stmt *k, *j, *body;
+	if ((k = n->opt_inner ? n->opt_inner : interchange_inner(p, n)) != NULL) {
+		/* `loop j { LETS loop k { S } }`, run with k outside */
+		j = n;
+		body = k->body;
+	} else { /* `loop k { LETS loop j { S } }`, j already inside */
+		k = n;
+		j = after_plain_lets(k->body);
+		if (!j || j->kind != ST_LOOP || j->next || j->axis != AX_NONE || !row_vectorises(p, j))
+			return false;
+		body = j->body;
+	}
+	if (holds_loop(body))
+		return false; /* one level of rows: a nest jammed already holds its unroll loop */
+	if (!invariant_bound(k->value, i) || !invariant_bound(j->value, i) || !k->value->rng.known ||
+	    k->value->rng.hi <= OPT_EXPAND_MIN_TRIPS || !j->value->rng.known || j->value->rng.hi < 2 * OPT_JAM ||
+	    !jam_fits(i, body) || !rewrite_layout_ok(p, k, NULL) || !rewrite_layout_ok(p, j, NULL))
+		return false;
+	*kp = k;
+	*jp = j;
+	return true;
+}
+
+int jam_row_candidate(UirProgram *p, const Stmt *i)
+{
+	if (i->kind != ST_LOOP || (i->axis != AX_NONE && i->axis != AX_THREAD) || i->value->kind != EX_LIT)
+		return 0;
+	int u = i->bound_lit % OPT_JAM == 0 ? OPT_JAM : i->bound_lit % 4 == 0 ? 4 : 0;
+	if (!u || i->bound_lit < 2 * u || !rows_body_ok(i->body))
+		return 0;
+	const Stmt *s = after_plain_lets(i->body);
+	if (!s)
+		return 0;
+	bool reuse = false;
+	for (; s; s = s->next) {
+		const Stmt *k, *j;
+		if (s->kind == ST_LET)
+			return 0; /* its scope would be cut */
+		if (jam_row_nest(p, i, s, &k, &j))
+			reuse |= stmts_share(k == s ? j->body : k->body, i, j);
+	}
+	if (!reuse)
+		return 0;
+	for (int h = 0; h < i->nhomed; h++) {
+		const Mem *m = i->homed[h];
+		if ((int64_t)uir_type_size(m->ty) * m->size * u > OPT_ROW_HOMED_BYTES || !rewrite_layout_ok(p, i, m))
+			return 0;
+	}
+	if (!rewrite_layout_ok(p, i, NULL))
+		return 0;
+	/* a plain loop's iterations must be independent as they are; a `thread` loop's are
+	 * (the checker proved it race free), but for the allocs it homes, each row its own */
+	if (i->axis == AX_NONE && (i->nhomed || !loop_independent(p, (Stmt *)i, NULL, NULL)))
+		return 0;
+	return u;
+}

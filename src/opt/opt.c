@@ -27,6 +27,10 @@
  *   Stmt.opt_jam_sink  with opt_jam_mem on a loop t, `loop t { loop r { loop s { S } } }`
  *                      whose S reads a column in s: t runs inside s, blocks of U iterations
  *                      of r side by side inside t (jam.c, the sunk jam).
+ *   Stmt.opt_jam_row   a loop i whose body holds nests `loop k { loop j { S } }` (or `loop j
+ *                      { loop k { S } }` interchanged), i's iterations independent: U of
+ *                      them side by side inside each j, the body distributed (jam.c, the
+ *                      row jam), carried out by rewriting.
  *   Stmt.opt_skew      a time loop over sweeps, run over tiles of the sweeps' index skewed
  *                      in time (skew.c), carried out by rewriting.
  */
@@ -149,6 +153,11 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			continue;
 		}
 		if (s->axis == AX_NONE && !s->opt_inner && (s->opt_jam_mem = jam_candidate(p, s)) != 0) {
+			p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
+			continue;
+		}
+		if ((s->axis == AX_THREAD || (s->axis == AX_NONE && !s->opt_inner)) && (!p->opt_no_rewrite || p->opt_rows) &&
+		    (s->opt_jam_row = jam_row_candidate(p, s)) != 0) {
 			p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
 			continue;
 		}

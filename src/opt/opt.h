@@ -33,6 +33,10 @@
  * cycles' latency keep 2 adders a cycle busy. */
 #define OPT_JAM 8
 
+/* The row jam (jam.c): the allocs a `thread` loop homes get a row per iteration run side by
+ * side, at most this many bytes in all (they stay in the second-level cache). */
+#define OPT_ROW_HOMED_BYTES (256 * 1024)
+
 /* Time skewing (skew.c): a time loop of at least OPT_SKEW_MIN_STEPS sweeps in all over
  * memories of at least OPT_SKEW_MIN_BYTES (past the second-level cache), in tiles whose
  * share of those memories is about OPT_SKEW_TILE_BYTES (half of a 1 MiB second-level
@@ -158,6 +162,24 @@ int jam_outer_candidate(UirProgram *p, const Stmt *r);
  * in K that only reads is stride 1 or invariant in j, and every access is proven in bounds
  * (legality aside: expand.c asks it of the loops it is about to make). */
 bool interchange_pays(UirProgram *p, const Stmt *j, const Stmt *k);
+
+/* interchange.c: whether plain loop J's body, which holds no loop, is a vector loop over j:
+ * every access proven in bounds, every memory it only reads at stride 1 or invariant in j,
+ * every memory it writes at one offset c + a*j + terms of loops outside j (a != 0, no
+ * wrapping), one of them with a = 1 (the row jam's `loop k { loop j { S } }`). */
+bool row_vectorises(UirProgram *p, const Stmt *j);
+/* jam.c: whether statement N of the body of loop I is a nest the row jam runs with OPT_JAM
+ * rows of I side by side in its inner loop: `loop j { LETS loop k { S } }` that the
+ * interchange runs with k outside (interchange_inner()), or `loop k { LETS loop j { S } }`
+ * (LETS load nothing) whose j is a vector loop (row_vectorises()); S holds no loop, k runs
+ * more than OPT_EXPAND_MIN_TRIPS times and j at least 2 OPT_JAM, both bounds invariant in
+ * I, the copies within jam_fits(). Then *K and *J are its loops k and j. */
+bool jam_row_nest(UirProgram *p, const Stmt *i, const Stmt *n, const Stmt **k, const Stmt **j);
+/* The row jam (jam.c, Stmt.opt_jam_row): the number of iterations of loop I (plain with
+ * independent iterations, or `thread`, a literal bound they divide) run side by side, the
+ * body distributed over its statements and each nest (jam_row_nest()) run as `loop k {
+ * loop j { loop i_u U unroll { S } } }`; 0: not done. */
+int jam_row_candidate(UirProgram *p, const Stmt *i);
 
 /* skew.c: whether plain loop T, a time loop whose body is sweeps (loops with literal
  * bounds), may run over tiles of the sweeps' index skewed in time with every bit kept, and

@@ -245,6 +245,7 @@ typedef struct Subs {
 	const Mem *m;
 	const char *name;       /* the new alloc's name */
 	const char *off, *off0; /* the new offset's text, "%lld" the element; for element 0 */
+	const char *wrap;       /* else the old offset's text goes inside this and ")" (the row jam) */
 	Sub *v;
 	int n, cap;
 	bool ok;
@@ -271,6 +272,11 @@ static void access(Subs *x, Loc name_at, const Expr *off)
 		return; /* only placing */
 	size_t at = pos(x->p, name_at);
 	sub(x, at, at + strlen(x->m->name), x->name);
+	if (x->wrap) {
+		sub(x, b, b, x->wrap);
+		sub(x, e, e, ")");
+		return;
+	}
 	sub(x, b, e, off->rng.lo == 0 ? x->off0 : fmt_str(&x->p->arena, x->off, (long long)off->rng.lo));
 }
 
@@ -360,6 +366,34 @@ static void copy_subs(Out *o, const Subs *x, int *k, size_t from, size_t to)
 		from = x->v[*k].end;
 	}
 	copy(o, from, to);
+}
+
+/* The same, from the first replacement at or after FROM on. */
+static void copy_subs_at(Out *o, const Subs *x, size_t from, size_t to)
+{
+	int lo = 0, hi = x->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (x->v[mid].at < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	copy_subs(o, x, &lo, from, to);
+}
+
+/* The same, each line of it N columns further in. */
+static void copy_subs_indented(Out *o, const Subs *x, size_t from, size_t to, int n)
+{
+	while (from < to) {
+		size_t end = next_line(o->p, from);
+		if (end > to)
+			end = to;
+		if (o->p->src[from] != '\n')
+			gen(o, fmt_str(&o->p->arena, "%*s", n, ""), from);
+		copy_subs_at(o, x, from, end);
+		from = end;
+	}
 }
 
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, by unroll-and-jam of
@@ -584,6 +618,61 @@ static void jam_sink_loop(Out *o, const Stmt *t, const char *ro, const char *ru,
 	gen(o, fmt_str(&p->arena, "%s    }\n%s  }\n%s}", ind, ind, ind), ss.cb);
 }
 
+/* Writes loop I by the row jam of U = opt_jam_row iterations (jam.c): `loop IO N/U {`
+ * (`thread` when I is), and for each statement of I's body after its lets, either a loop
+ * over the U rows, `loop IU U { let i = add (mul IO U) IU  LETS  STATEMENT }`, or, for a
+ * nest (jam_row_nest()), `loop k K { loop j J { loop IU U unroll { let i = ...  LETS
+ * LETS2  S } } }`, LETS2 the lets of the nest's outer loop. The allocs I homes become
+ * NAMES, a row of each per IU: every offset OFF there is `(add (mul IU SIZE) OFF)`. */
+static void rows_loop(Out *o, const Stmt *i, const char *io, const char *iu, const char **names)
+{
+	UirProgram *p = o->p;
+	Span is = loop_span(p, i);
+	const char *ind = line_indent(p, is.at);
+	int u = i->opt_jam_row;
+	Subs x = { .p = p, .ok = true };
+	for (int h = 0; h < i->nhomed; h++) {
+		x.m = i->homed[h];
+		x.name = names[h];
+		x.wrap = fmt_str(&p->arena, "(add (mul %s %lld) ", iu, (long long)x.m->size);
+		subs_stmts(&x, i->body);
+	}
+	qsort(x.v, (size_t)x.n, sizeof *x.v, by_at);
+	const Stmt *s1 = i->body;
+	while (s1->kind == ST_LET)
+		s1 = s1->next;
+	size_t lets_end = line_start(p, pos(p, s1->loc)); /* I's lets: [is.hdr_end, lets_end) */
+	const char *let = fmt_str(&p->arena, "let %s = add (mul %s %d) %s\n", i->sym->name, io, u, iu);
+	gen(o, fmt_str(&p->arena, "loop %s %lld %s{\n", io, (long long)(i->bound_lit / u), i->axis == AX_THREAD ? "thread " : ""),
+	    is.at);
+	for (const Stmt *s = s1; s; s = s->next) {
+		size_t at = pos(p, s->loc);
+		const Stmt *k, *j;
+		if (!jam_row_nest(p, i, s, &k, &j)) {
+			size_t to = s->next ? line_start(p, pos(p, s->next->loc)) : is.cb_ls;
+			gen(o, fmt_str(&p->arena, "%s  loop %s %d {\n%s    %s", ind, iu, u, ind, let), at);
+			copy_subs_indented(o, &x, is.hdr_end, lets_end, 2);
+			copy_subs_indented(o, &x, line_start(p, at), to, 2);
+			gen(o, fmt_str(&p->arena, "%s  }\n", ind), at);
+			continue;
+		}
+		Span ks = loop_span(p, k), js = loop_span(p, j);
+		const Span *outer = k == s ? &ks : &js, *inner = k == s ? &js : &ks;
+		gen(o, fmt_str(&p->arena, "%s  ", ind), ks.at);
+		copy(o, ks.at, ks.hdr_end); /* loop k K { */
+		gen(o, fmt_str(&p->arena, "%s    ", ind), js.at);
+		copy(o, js.at, js.hdr_end); /* loop j J { */
+		gen(o, fmt_str(&p->arena, "%s      loop %s %d unroll {\n%s        %s", ind, iu, u, ind, let), inner->at);
+		copy_subs_indented(o, &x, is.hdr_end, lets_end, 6);
+		copy_subs_indented(o, &x, outer->hdr_end, inner->ls, 4); /* LETS2 */
+		copy_subs_indented(o, &x, inner->hdr_end, inner->cb_ls, 2); /* S */
+		gen(o, fmt_str(&p->arena, "%s      }\n%s    }\n", ind, ind), inner->cb);
+		gen(o, fmt_str(&p->arena, "%s  }\n", ind), outer->cb);
+	}
+	gen(o, fmt_str(&p->arena, "%s}", ind), is.cb);
+	free(x.v);
+}
+
 /* The first value of sweep SW's index (N iterations, step S of M a time step, skew C) in
  * tile TK of width W of time loop T: clamp(TK * W - C * (M * t + S), 0, N), as text;
  * NEXT: of tile TK + 1 (opt/skew.c). */
@@ -677,7 +766,7 @@ static void expanded_loop(Out *o, const Stmt *j, const char *name)
 
 /* ---- the whole text ---- */
 
-typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL, ED_JAM, ED_SKEW } EditKind;
+typedef enum { ED_THREAD, ED_ALLOC, ED_COMMENT, ED_EXPAND, ED_BOUND, ED_PEEL, ED_JAM, ED_ROWS, ED_SKEW } EditKind;
 
 typedef struct Edit {
 	size_t at;
@@ -685,7 +774,8 @@ typedef struct Edit {
 	const Stmt *s;    /* ED_EXPAND: the loop */
 	const Mem *m;     /* ED_ALLOC: the alloc expanded */
 	const char *name; /* ED_ALLOC, ED_EXPAND: the expansion's name */
-	const char *jo, *ju; /* ED_EXPAND by unroll-and-jam: the loops' names */
+	const char *jo, *ju; /* ED_EXPAND by unroll-and-jam, ED_JAM, ED_ROWS: the loops' names */
+	const char **names;  /* ED_ROWS: the rows of the allocs the loop homes */
 	int64_t size;     /* ED_ALLOC; ED_BOUND: the new bound */
 	size_t end;       /* ED_BOUND: the end of the old bound's text */
 } Edit;
@@ -798,6 +888,22 @@ static void find_edits(Edits *e, const Stmt *s)
 		if (s->opt_skew) {
 			add(e, (Edit){ .at = at, .kind = ED_SKEW, .s = s, .name = take_name(e, s->sym->name, "k") });
 			continue; /* its sweeps are decided on the rewritten program */
+		}
+		if (s->opt_jam_row) {
+			Edit d = { .at = at, .kind = ED_ROWS, .s = s, .jo = take_name(e, s->sym->name, "o"),
+				   .ju = take_name(e, s->sym->name, "u") };
+			d.names = arena_alloc(&p->arena, (size_t)(s->nhomed + 1) * sizeof *d.names);
+			for (int h = 0; h < s->nhomed; h++) {
+				const Mem *m = s->homed[h];
+				d.names[h] = take_name(e, m->name, "r");
+				add(e, (Edit){ .at = next_line(p, pos(p, m->loc)), .kind = ED_ALLOC, .m = m, .name = d.names[h],
+					       .size = m->size * s->opt_jam_row });
+				Out *o = e->o; /* a row stands for M in messages */
+				o->alias = xrealloc(o->alias, (size_t)(o->nalias + 1) * sizeof *o->alias);
+				o->alias[o->nalias++] = (struct Alias){ m, d.names[h] };
+			}
+			add(e, d);
+			continue; /* its loops are decided on the rewritten program */
 		}
 		if (s->opt_jam_mem) {
 			/* the loop jammed */
@@ -931,6 +1037,10 @@ static void build(Out *o, bool comments)
 				jam_mem_loop(o, d->s, d->jo, d->ju, d->name);
 			from = matching(p, brace_after(p, d->at)) + 1;
 			break;
+		case ED_ROWS:
+			rows_loop(o, d->s, d->jo, d->ju, d->names);
+			from = matching(p, brace_after(p, d->at)) + 1;
+			break;
 		case ED_SKEW:
 			skew_loop(o, d->s, d->name);
 			from = matching(p, brace_after(p, d->at)) + 1;
@@ -1030,9 +1140,11 @@ static void mark_fixed(UirProgram *q, const Out *o, Stmt *s)
 }
 
 /* Clears the decisions that need a rewrite below S (the rewritten program's: not carried
- * out, so neither run nor printed). */
-static void no_rewrites(Stmt *s)
+ * out, so neither run nor printed), but for the row jam's with KEEP_ROWS; returns whether
+ * one of those is left. */
+static bool clear_rewrites(Stmt *s, bool keep_rows)
 {
+	bool rows = false;
 	for (; s; s = s->next) {
 		s->opt_private = false;
 		s->opt_expand = NULL;
@@ -1046,23 +1158,25 @@ static void no_rewrites(Stmt *s)
 		s->opt_jam_sink = false;
 		s->opt_distribute = false;
 		s->opt_skew = 0;
-		no_rewrites(s->body);
-		no_rewrites(s->then_);
-		no_rewrites(s->else_);
+		if (!keep_rows)
+			s->opt_jam_row = 0;
+		rows |= s->opt_jam_row != 0;
+		rows |= clear_rewrites(s->body, keep_rows);
+		rows |= clear_rewrites(s->then_, keep_rows);
+		rows |= clear_rewrites(s->else_, keep_rows);
 	}
+	return rows;
 }
 
-UirProgram *opt_rewrite(UirProgram *p, bool own_text)
+/* Optimised program P's rewrite, its text and pieces in O: a new checked program, or NULL
+ * when that text does not check (a bug: UIR_OPT_DEBUG=1 prints why). */
+static UirProgram *rewrite_once(UirProgram *p, Out *o)
 {
-	opt_program(p);
-	if (!p->opt_rewrites)
-		return NULL;
-	Out o = { .p = p };
-	build(&o, false);
+	build(o, false);
 	char *diag_text = NULL;
 	size_t diag_len = 0;
 	FILE *err = open_memstream(&diag_text, &diag_len);
-	UirProgram *q = err ? uir_load_text(p->path, o.s, o.n, err) : NULL;
+	UirProgram *q = err ? uir_load_text(p->path, o->s, o->n, err) : NULL;
 	if (q) {
 		for (int i = 0; i < p->nbufs && i < q->nbufs; i++)
 			q->bufs[i]->check_data = p->bufs[i]->check_data;
@@ -1076,38 +1190,78 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 	const char *dbg = getenv("UIR_OPT_DEBUG");
 	if (!q && dbg && *dbg == '1')
 		fprintf(stderr, "uir: the optimiser's rewrite of %s does not check; it runs as written:\n%s\n%s", p->path,
-			diag_text ? diag_text : "", o.s ? o.s : "");
+			diag_text ? diag_text : "", o->s ? o->s : "");
 	free(diag_text);
-	if (!q) { /* P runs, and `uir opt` prints it, with the decisions that need no rewrite */
-		no_rewrites(p->top);
-		p->opt_rewrites = false;
-	}
-	if (q) {
-		q->opt_no_rewrite = true;
-		mark_fixed(q, &o, q->top);
-		opt_program(q);
-		q->opt_rewrites = false; /* a second rewrite is not carried out */
-		no_rewrites(q->top);
-		q->err = p->err;
-	}
-	if (q && !own_text) {
-		Remap r = { p, q, &o };
-		remap_stmts(&r, q->top);
-		for (int i = 0; i < q->nbufs; i++)
-			remap(&r, &q->bufs[i]->loc);
+	return q;
+}
+
+/* Places Q's locations, Q a rewrite of P with pieces O, in P's text, which becomes Q's
+ * source, so that a fault is reported where P has the access. */
+static void locate(UirProgram *p, UirProgram *q, const Out *o)
+{
+	Remap r = { p, q, o };
+	remap_stmts(&r, q->top);
+	for (int i = 0; i < q->nbufs; i++)
+		remap(&r, &q->bufs[i]->loc);
+	for (int i = 0; i < q->nallocs; i++)
+		remap(&r, &q->allocs[i]->loc);
+	/* a privatised copy is the user's memory: a fault names that */
+	for (int k = 0; k < o->nalias; k++)
 		for (int i = 0; i < q->nallocs; i++)
-			remap(&r, &q->allocs[i]->loc);
-		/* a privatised copy is the user's memory: a fault names that */
-		for (int k = 0; k < o.nalias; k++)
-			for (int i = 0; i < q->nallocs; i++)
-				if (!strcmp(q->allocs[i]->name, o.alias[k].name))
-					q->allocs[i]->name = arena_strndup(&q->arena, o.alias[k].of->name, strlen(o.alias[k].of->name));
-		free(q->src);
-		q->src = xmalloc(p->srclen + 1);
-		memcpy(q->src, p->src, p->srclen + 1);
-		q->srclen = p->srclen;
-		q->line_start = NULL; /* in the arena: made again for the old text */
-		q->nlines = 0;
+			if (!strcmp(q->allocs[i]->name, o->alias[k].name))
+				q->allocs[i]->name = arena_strndup(&q->arena, o->alias[k].of->name, strlen(o->alias[k].of->name));
+	free(q->src);
+	q->src = xmalloc(p->srclen + 1);
+	memcpy(q->src, p->src, p->srclen + 1);
+	q->srclen = p->srclen;
+	q->line_start = NULL; /* in the arena: made again for the old text */
+	q->nlines = 0;
+}
+
+UirProgram *opt_rewrite(UirProgram *p, bool own_text)
+{
+	opt_program(p);
+	if (!p->opt_rewrites)
+		return NULL;
+	Out o = { .p = p };
+	UirProgram *q = rewrite_once(p, &o);
+	if (!q) { /* P runs, and `uir opt` prints it, with the decisions that need no rewrite */
+		clear_rewrites(p->top, false);
+		p->opt_rewrites = false;
+		free(o.s);
+		out_free(&o);
+		return NULL;
+	}
+	q->opt_no_rewrite = true;
+	q->opt_rows = o.nfixed == 0; /* (a time skew's tiles are marked in Q alone) */
+	mark_fixed(q, &o, q->top);
+	opt_program(q);
+	q->opt_rewrites = false;
+	/* one more rewrite, for the row jam alone: the rows of the loops that the first one
+	 * expanded or made `thread` */
+	Out o2 = { .p = q };
+	UirProgram *q2 = clear_rewrites(q->top, true) ? rewrite_once(q, &o2) : NULL;
+	clear_rewrites(q->top, false);
+	if (q2) {
+		q2->opt_no_rewrite = true;
+		opt_program(q2);
+		clear_rewrites(q2->top, false);
+		q2->opt_rewrites = false;
+		if (!own_text)
+			locate(q, q2, &o2);
+	}
+	free(o2.s);
+	out_free(&o2);
+	if (q2) {
+		q2->err = p->err;
+		if (!own_text)
+			locate(p, q2, &o);
+		uir_free(q);
+		q = q2;
+	} else {
+		q->err = p->err;
+		if (!own_text)
+			locate(p, q, &o);
 	}
 	free(o.s);
 	out_free(&o);

@@ -36,7 +36,8 @@ another loop, expanded when it adds an `_x` alloc, interchanged when it carries 
 interchange comment. Last line: "optdiff: N programs, P privatised, X expanded, R of them
 rewritten (privatised or expanded, R%), T parallel, C interchanged, L peeled (a loop's last
 iteration run apart), J jammed (unroll-and-jam; O of them the outer jam, W the swapped jam,
-`loop j_o (div J U)`, K the sunk jam, k written outside i and j and run inside them), F faulting, I with --input, B failed";
+`loop j_o (div J U)`, K the sunk jam, k written outside i and j and run inside them, Y the row jam,
+rows i side by side inside j inside k), F faulting, I with --input, B failed";
 exits 1 when any failed (kept in --keep: the program, its `uir opt` text and any input)."""
 import argparse
 import os
@@ -514,6 +515,42 @@ class Gen:
         self.emit(ind + 1, '}')
         self.emit(ind, '}')
 
+    def row_nest(self, ind):
+        """The row jam's shape (src/opt/jam.c): rows i of O, each summed over k along a row
+        of B (j inner, stride 1), with a statement on the row before or after the nest at
+        times, written k outside j or j outside k. One in four is not legal: a row reads the
+        row before it, or every row updates the same elements."""
+        r = self.r
+        ni = r.choice([8 * r.randint(2, 4), 4 * r.choice([5, 7]), r.randint(16, 30)])
+        nk, nj = r.randint(65, 90), r.randint(16, 40)
+        kind = r.random()
+        row = nj + r.choice([0, 0, 2])
+        o = 'j' if kind < 0.12 else '(add (mul i %d) j)' % row
+        rd = '(add (mul (max 0 (sub i 1)) %d) j)' % row if 0.12 <= kind < 0.25 else o
+        self.use('O', (ni - 1) * row + nj - 1)
+        self.use('A', (ni - 1) * nk + nk - 1)
+        self.use('A', (nk - 1) * nj + nj - 1)
+        scope = [('i', ni), ('j', nj), ('k', nk)]
+        self.emit(ind, 'loop i %d {' % ni)
+        if r.random() < 0.3:
+            self.emit(ind + 1, 'loop j %d {' % nj)
+            self.emit(ind + 2, 'store O %s %s' % (par(o), self.fval(scope[:2], {})))
+            self.emit(ind + 1, '}')
+        val = self.fval(scope, {'red': True})
+        val = '(mul (mul (load A (add (mul i %d) k)) (load A (add (mul k %d) j))) %s)' % (nk, nj, val)
+        body = 'store O %s %s' % (par(o), self.red(self.fop(), '(load O %s)' % par(rd), val))
+        outer, inner = (('k', nk), ('j', nj)) if r.random() < 0.6 else (('j', nj), ('k', nk))
+        self.emit(ind + 1, 'loop %s %d {' % outer)
+        self.emit(ind + 2, 'loop %s %d {' % inner)
+        self.emit(ind + 3, body)
+        self.emit(ind + 2, '}')
+        self.emit(ind + 1, '}')
+        if r.random() < 0.3:
+            self.emit(ind + 1, 'loop j %d {' % nj)
+            self.emit(ind + 2, 'store O %s (mul (load O %s) 0.5)' % (par(o), par(o)))
+            self.emit(ind + 1, '}')
+        self.emit(ind, '}')
+
     def array_nest(self, ind):
         """A per-iteration array filled by a loop, then read (privatisation's intervals):
         an alloc t, sometimes read after the loop (into R), or a buffer S (printed); either
@@ -598,6 +635,8 @@ class Gen:
                 self.swap_nest(0)
             elif k < 0.82:
                 self.sink_nest(0)
+            elif k < 0.84:
+                self.row_nest(0)
             elif k < 0.88:
                 self.array_nest(0)
             elif k < 0.94:
@@ -767,8 +806,10 @@ def check_one(a, seed, tmp):
         # the sunk jam: the k loop written outside i and j runs inside them, i_u inside it
         info['sunk'] = bool(re.search(r'^loop k \d+ \{\n\s*loop i \d+ \{\n\s*loop j ', text, re.M)) and \
             bool(re.search(r'loop i_o\d* \d+ (thread )?\{\n\s*loop j \d+ \{\n\s*loop k \d+ \{\n\s*loop i_u', o_s))
+        # the row jam (src/opt/jam.c): rows i_u inside j inside k
+        info['rows'] = bool(re.search(r'loop i_o\d* \d+ (thread )?\{\n(\s*loop i_u\d* \d+ \{\n(.*\n)*?)?\s*loop k \d+ \{\n\s*loop j \d+ \{\n\s*loop i_u\d* \d+ unroll', o_s))
         # the outer jam (src/opt/jam.c): r_o over two loops, then r_u inside the inner one
-        info['outer'] = bool(re.search(r'loop (\w+)_o\d* \d+ (thread )?\{\n\s*loop \w+ \d+ \{\n\s*loop \w+ \d+ \{\n'
+        info['outer'] = not info['rows'] and bool(re.search(r'loop (\w+)_o\d* \d+ (thread )?\{\n\s*loop \w+ \d+ \{\n\s*loop \w+ \d+ \{\n'
                                        r'\s*loop \1_u\d* \d+ unroll \{', o_s))
         qrc, _, qerr = run([a.uir, 'check', of], env)
         if qrc != 0:
@@ -809,12 +850,12 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='optdiff.')
-    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, swapped=0, sunk=0, fault=0, input=0, bad=0)
+    cnt = dict(n=0, private=0, expanded=0, rewritten=0, parallel=0, interchanged=0, peeled=0, jammed=0, outer=0, swapped=0, sunk=0, rows=0, fault=0, input=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, extra = check_one(a, seed, tmp)
             cnt['n'] += 1
-            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'swapped', 'sunk', 'fault', 'input'):
+            for k in ('private', 'expanded', 'parallel', 'interchanged', 'peeled', 'jammed', 'outer', 'swapped', 'sunk', 'rows', 'fault', 'input'):
                 cnt[k] += bool(info.get(k))
             cnt['rewritten'] += bool(info.get('private') or info.get('expanded'))
             if a.verbose:
@@ -837,12 +878,12 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
     n = max(cnt['n'], 1)
     print('optdiff: %d programs, %d privatised, %d expanded, %d of them rewritten (privatised or expanded, %.0f%%), '
-          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam, %d the swapped jam, %d the sunk jam), '
+          '%d parallel, %d interchanged, %d peeled, %d jammed (%d of them the outer jam, %d the swapped jam, %d the sunk jam, %d the row jam), '
           '%d faulting, '
           '%d with --input, '
           '%d failed' % (
               cnt['n'], cnt['private'], cnt['expanded'], cnt['rewritten'], 100.0 * cnt['rewritten'] / n,
-              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['swapped'], cnt['sunk'], cnt['fault'], cnt['input'],
+              cnt['parallel'], cnt['interchanged'], cnt['peeled'], cnt['jammed'], cnt['outer'], cnt['swapped'], cnt['sunk'], cnt['rows'], cnt['fault'], cnt['input'],
               cnt['bad']))
     return 1 if cnt['bad'] else 0
 

@@ -144,11 +144,13 @@ done
 want_opt opt_rewrite_fails.uir 'loop r 16 {'
 if "$uir" opt "$dir/jam_mem_carried.uir" | grep -q '_o\|_u'; then bad "uir opt jam_mem_carried.uir: an unroll-and-jam"; else ok; fi
 want_opt matmul_acc.uir 'alloc acc_x f32 72'
-want_opt matmul_acc.uir 'loop i 72 thread {'
-want_opt matmul_acc.uir '    store acc_x j 0.0'
-want_opt matmul_acc.uir '      store acc_x j (add (load acc_x j) (mul (load A (add (mul i 72) k)) (load B (add (mul k 72) j))))'
-want_opt matmul_acc.uir '    store C (add (mul i 72) j) (load acc_x j)'
-want_opt matmul_acc.uir "  # uir opt: run as loop k outside loop j (interchange; the order of each element's updates is kept)"
+want_opt matmul_acc.uir 'alloc acc_x_r f32 576'
+want_opt matmul_acc.uir 'loop i_o 9 thread {'
+want_opt matmul_acc.uir '      store acc_x_r (add (mul i_u 72) j) 0.0'
+want_opt matmul_acc.uir '  loop k 72 {'
+want_opt matmul_acc.uir '      loop i_u 8 unroll {'
+want_opt matmul_acc.uir '        store acc_x_r (add (mul i_u 72) j) (add (load acc_x_r (add (mul i_u 72) j)) (mul (load A (add (mul i 72) k)) (load B (add (mul k 72) j))))'
+want_opt matmul_acc.uir '      store C (add (mul i 72) j) (load acc_x_r (add (mul i_u 72) j))'
 want_opt expand_pair.uir '    store s_x (mul j 2) 0.0'
 want_opt expand_pair.uir '    store s_x (add (mul j 2) 1) 0.0'
 want_opt private_rename.uir 'alloc acc_p f32 1'
