@@ -356,6 +356,8 @@ struct UirProgram {
 	                        * only a rewrite carries out and that none of its loops needs */
 	bool opt_rows;         /* ... but for the row jam (opt/jam.c): the first rewrite, which
 	                        * may be rewritten once more */
+	bool opt_wide;         /* it is a rewrite with rows side by side (the row jam): the
+	                        * LLVM lowering asks for the widest vectors (llvm/lower.c) */
 	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records
 	                                  * into it (check/footprint.h); NULL otherwise */
 	struct Footprint *footprint_rec; /* what the last uir_check_footprint() recorded */

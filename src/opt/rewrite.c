@@ -1218,12 +1218,22 @@ static void locate(UirProgram *p, UirProgram *q, const Out *o)
 	q->nlines = 0;
 }
 
+/* Whether a loop of S is to be row-jammed. */
+static bool has_rows(const Stmt *s)
+{
+	for (; s; s = s->next)
+		if (s->opt_jam_row || has_rows(s->body) || has_rows(s->then_) || has_rows(s->else_))
+			return true;
+	return false;
+}
+
 UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 {
 	opt_program(p);
 	if (!p->opt_rewrites)
 		return NULL;
 	Out o = { .p = p };
+	bool wide = has_rows(p->top);
 	UirProgram *q = rewrite_once(p, &o);
 	if (!q) { /* P runs, and `uir opt` prints it, with the decisions that need no rewrite */
 		clear_rewrites(p->top, false);
@@ -1258,11 +1268,13 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 			locate(p, q2, &o);
 		uir_free(q);
 		q = q2;
+		wide = true;
 	} else {
 		q->err = p->err;
 		if (!own_text)
 			locate(p, q, &o);
 	}
+	q->opt_wide = wide;
 	free(o.s);
 	out_free(&o);
 	return q;

@@ -138,7 +138,7 @@ for f in jam_sink_shared jam_sink_radix; do want_not_opt $f.uir '^    loop t 80 
 for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid opt_rewrite_fails; do
 	if out=$("$uir" opt "$dir/$f.uir") && ! printf '%s\n' "$out" | grep -q '_u 8 unroll'; then ok; else bad "uir opt $f.uir: failed or jammed"; fi
 done
-for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid; do
+for f in jam_unroll_limit expand_jam_unroll_limit jam_in_grid row_jam_one_thread; do
 	if UIR_OPT_DEBUG=1 "$uir" opt "$dir/$f.uir" 2>&1 >/dev/null | grep -q 'does not check'; then bad "uir opt $f.uir: a rewrite that does not check"; else ok; fi
 done
 want_opt opt_rewrite_fails.uir 'loop r 16 {'
@@ -156,6 +156,7 @@ want_opt row_jam.uir '      store C (add (mul i 25) j) (mul 0.5 (load C (add (mu
 want_opt row_jam.uir '      loop i_u 8 unroll {'
 want_not_opt row_jam_carried.uir 'i_o\|i_u' 'the row jam'
 want_opt row_jam_thread.uir 'alloc t_r f64 256'
+want_opt row_jam_one_thread.uir 'alloc t_r f64 256'
 want_opt row_jam_thread.uir 'loop i_o 2 thread {'
 want_opt row_jam_thread.uir '        store t_r (add (mul i_u 32) j) (add (load t_r (add (mul i_u 32) j)) (mul (load A (add (mul i 72) k)) (load B (add (mul k 32) j))))'
 want_opt row_jam_thread.uir '      store C (add (mul i 32) j) (sqrt (load t_r (add (mul i_u 32) j)))'
