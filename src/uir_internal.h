@@ -358,6 +358,8 @@ struct UirProgram {
 	                        * may be rewritten once more */
 	bool opt_wide;         /* it is a rewrite with rows side by side (the row jam): the
 	                        * LLVM lowering asks for the widest vectors (llvm/lower.c) */
+	bool opt_no_cache;     /* the loop optimiser neither reads nor keeps verdicts in the
+	                        * answer cache (opt/answer_cache.c; `run --no-cache`) */
 	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records
 	                                  * into it (check/footprint.h); NULL otherwise */
 	struct Footprint *footprint_rec; /* what the last uir_check_footprint() recorded */

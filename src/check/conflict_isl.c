@@ -24,6 +24,7 @@
  * non-empty one is then no proof of a collision, and the answer is unknown.
  */
 #include "conflict_isl.h"
+#include "../util/cache.h"
 #include <isl/ctx.h>
 #include <isl/options.h>
 #include <isl/point.h>
@@ -549,7 +550,7 @@ bool isl_in_bounds(UirProgram *p, isl_ctx *ctx, const IslAccess *a, int64_t size
 {
 	if (a->nloops < 1 || a->nloops > 64)
 		return false;
-	IslQuestion q = { p, ctx, NULL, 0, a, 1 };
+	IslQuestion q = { p, ctx, NULL, 0, a, 1, NULL };
 	Txt txt = { 0 };
 	Tr t = { &q, a, 'a', &txt, true, NULL, 200000, true, 0 };
 	put(&txt, "{ [pa, e] : ");
@@ -634,6 +635,10 @@ IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, 
 			if (!ok) {
 				*why = fmt_str(&q->p->arena, "an offset is not quasi-affine in the loop indices (%s)", t.why);
 				r = ISL_SKEW_UNKNOWN;
+				if (q->texts)
+					cache_hash_str(q->texts, "?");
+			} else if (q->texts) {
+				cache_hash_str(q->texts, txt.s);
 			} else {
 				isl_set *s = isl_set_read_from_str(q->ctx, txt.s);
 				isl_bool empty = s ? isl_set_is_empty(s) : isl_bool_error;

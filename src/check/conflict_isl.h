@@ -29,6 +29,8 @@ typedef struct IslQuestion {
 	int nouter;
 	const IslAccess *acc;   /* every access to the memory inside the parallel loop */
 	int nacc;
+	struct Hash128 *texts;  /* isl_skew_ok(): when set, the questions' texts are added to it
+	                         * and nothing is asked (opt/answer_cache.c) */
 } IslQuestion;
 
 /* A colliding pair: the outer loops' values, the two values of the parallel index, the
@@ -63,7 +65,9 @@ bool isl_in_bounds(UirProgram *p, struct isl_ctx *ctx, const IslAccess *a, int64
  * with i1 + C * sigma1 > i2 + C * sigma2: ISL_SKEW_OK proves there are none, so tiles of the
  * skewed index i + C * sigma, run one after the other, each over every step in order, keep
  * the order of every pair that touches one element. Loads in offsets are never translated
- * (the fact holds for every input); atomics count as writes. */
+ * (the fact holds for every input); atomics count as writes. With Q->texts set, adds the
+ * text of every question to it instead of asking ISL, and answers ISL_SKEW_OK (UNKNOWN where
+ * a question cannot be written, as when asking). */
 typedef enum { ISL_SKEW_OK, ISL_SKEW_NO, ISL_SKEW_UNKNOWN } IslSkew;
 IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, const char **why);
 

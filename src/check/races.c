@@ -838,7 +838,7 @@ static const char *collision_isl(Code *c, const Mem *m, Stmt **outer, int no, co
 	}
 	if (!c->isl)
 		c->isl = isl_budget_ctx();
-	IslQuestion q = { c->p, c->isl, outer, no, acc, n };
+	IslQuestion q = { c->p, c->isl, outer, no, acc, n, NULL };
 	IslPair pair;
 	switch (isl_conflict(&q, &pair, why)) {
 	case ISL_NONE:

@@ -16,38 +16,15 @@
  * (and compiled again: an object is parsed by LLVM's object reader before it is used), and
  * a cache that cannot be written costs nothing but the time.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* dladdr, vasprintf */
-#endif
 #include "code_cache.h"
 #include "../uir_internal.h"
 #include "../util/cache.h"
-#include <dlfcn.h>
 #include <llvm-c/Object.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* Objects above this size are not kept (a file per program, never evicted: keep it small). */
 #define CACHE_MAX_OBJECT (16 << 20)
-
-/* A malloc'ed formatted string (exits on out of memory, as xmalloc does). */
-static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *dup_printf(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *s = NULL;
-	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		uir_internal_error(__FILE__, __LINE__, "out of memory");
-	return s;
-}
 
 bool code_cache_on(const RunOptions *o)
 {
@@ -62,15 +39,7 @@ char *code_cache_path(LLVMModuleRef m, LLVMTargetMachineRef tm)
 		return NULL;
 	Hash128 h = CACHE_HASH_INIT;
 	cache_hash_str(&h, "uir code cache 1");
-	/* this build: the module's file */
-	Dl_info info;
-	struct stat st;
-	if (dladdr((void *)code_cache_path, &info) && info.dli_fname && stat(info.dli_fname, &st) == 0) {
-		cache_hash_str(&h, info.dli_fname);
-		int64_t id[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec,
-				  (int64_t)st.st_ino };
-		cache_hash_add(&h, id, sizeof id);
-	} else {
+	if (!cache_hash_code(&h, (void *)code_cache_path)) { /* this build: the module's file */
 		free(dir);
 		return NULL; /* no identity for the build: no cache */
 	}
@@ -86,7 +55,7 @@ char *code_cache_path(LLVMModuleRef m, LLVMTargetMachineRef tm)
 	s = LLVMPrintModuleToString(m);
 	cache_hash_str(&h, s);
 	LLVMDisposeMessage(s);
-	char *path = dup_printf("%s/%016llx%016llx.o", dir, (unsigned long long)h.a, (unsigned long long)h.b);
+	char *path = cache_path(dir, &h, ".o");
 	free(dir);
 	return path;
 }
@@ -115,29 +84,6 @@ LLVMMemoryBufferRef code_cache_load(const char *path)
 void code_cache_store(const char *path, LLVMMemoryBufferRef obj)
 {
 	size_t n = LLVMGetBufferSize(obj);
-	if (n > CACHE_MAX_OBJECT)
-		return;
-	char *dir = dup_printf("%s", path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	if (!slash || !cache_make_dirs(dir)) {
-		free(dir);
-		return;
-	}
-	char *tmp = dup_printf("%s/.tmp-XXXXXX", dir);
-	free(dir);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
-		return;
-	}
-	FILE *f = fdopen(fd, "wb");
-	bool ok = f && fwrite(LLVMGetBufferStart(obj), 1, n, f) == n;
-	ok = f && fclose(f) == 0 && ok;
-	if (!f)
-		close(fd);
-	if (!ok || rename(tmp, path) != 0)
-		remove(tmp);
-	free(tmp);
+	if (n <= CACHE_MAX_OBJECT)
+		cache_write(path, LLVMGetBufferStart(obj), n);
 }

@@ -395,6 +395,7 @@ static UirProgram *rewritten(UirProgram *p, const RunOptions *o, UirJitTimes *t)
 	if (o->opt_level <= 0 || o->no_opt)
 		return NULL;
 	double t0 = now_ms();
+	p->opt_no_cache = !code_cache_on(o); /* the answer cache is off with the code cache */
 	UirProgram *q = opt_rewrite(p, false);
 	if (t)
 		t->loopopt_ms += now_ms() - t0;

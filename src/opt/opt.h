@@ -5,6 +5,7 @@
 #define UIR_OPT_H
 
 #include "../uir_internal.h"
+#include "../util/cache.h"
 
 /* Work (src/cost.c units) from which a plain loop is worth the thread pool: waking the
  * workers and handing out chunks costs some microseconds each time the loop starts. So a
@@ -185,5 +186,16 @@ int jam_row_candidate(UirProgram *p, const Stmt *i);
  * bounds), may run over tiles of the sweeps' index skewed in time with every bit kept, and
  * it pays; then sets T's opt_skew, opt_skew_width and opt_skew_tiles. */
 bool skew_candidate(OptCtx *o, Stmt *t);
+
+/* answer_cache.c: the verdicts of ISL questions kept in the user's cache folder (docs/llvm.md,
+ * "Answer cache"). answer_key() starts *KEY for questions of KIND from this build and ISL's
+ * version; false, with no key, when P is not to use the cache (UirProgram.opt_no_cache) or
+ * the build's file cannot be found. The caller adds the texts of every question whose
+ * verdict the key is to name (cache_hash_str()). answer_get() reads the VERDICT (-1 to 64)
+ * kept under KEY: false when there is none (no cache folder, UIR_CACHE=0, no file, a file
+ * that does not hold a whole verdict). answer_put() keeps it; nothing when it cannot. */
+bool answer_key(const UirProgram *p, Hash128 *key, const char *kind);
+bool answer_get(const Hash128 *key, int *verdict);
+void answer_put(const Hash128 *key, int verdict);
 
 #endif

@@ -137,7 +137,7 @@ static void walk(Sk *k, const Stmt *s)
 
 /* Whether every pair of the accesses K->v of each memory keeps its order under the skew C
  * (isl_skew_ok()); the loops around T are the question's outer loops. */
-static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c)
+static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c, Hash128 *texts)
 {
 	Stmt *outer[64];
 	int no = 0;
@@ -170,7 +170,7 @@ static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c)
 			}
 		if (!writes)
 			continue; /* read only: any order */
-		IslQuestion q = { k->p, ctx, outer, no, acc, n };
+		IslQuestion q = { k->p, ctx, outer, no, acc, n, texts };
 		const char *why;
 		ok = isl_skew_ok(&q, sweep, nsweeps, c, &why) == ISL_SKEW_OK;
 	}
@@ -219,25 +219,44 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 		if (w < 1)
 			w = 1;
 	}
-	bool ok = false;
-	struct isl_ctx *ctx = w > 0 ? isl_budget_ctx() : NULL; /* one budget for every C */
-	/* a larger skew is legal wherever a smaller one is (a pair's steps differ, or it is in
-	 * order in one sweep), and runs as fast: 1 (a stencil of radius 1), else the largest */
+	/* the skews to try, in order: 1 (a stencil of radius 1), else the largest (a larger skew
+	 * is legal wherever a smaller one is, a pair's steps differ or it is in order in one
+	 * sweep, and runs as fast), while the new loops' arithmetic fits in i32 */
 	static const int tries[] = { 1, OPT_SKEW_MAX };
-	for (int n = 0; w > 0 && n < 2 && !ok; n++) {
+	int cs[2], nc = 0;
+	for (int n = 0; w > 0 && n < 2; n++) {
 		int c = tries[n];
 		ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
-		/* the new loops' arithmetic fits in i32 */
 		if ((ntiles + 1) * w + c * steps >= INT32_MAX)
 			break;
-		if (skew_legal(&k, ctx, t, m, c)) {
-			ok = true;
-			t->opt_skew = c + 1;
-			t->opt_skew_width = w;
-			t->opt_skew_tiles = ntiles;
-		}
+		cs[nc++] = c;
 	}
-	isl_budget_free(ctx);
+	/* the first legal one: from the answer cache, whose key is every question's text, or
+	 * from ISL, one budget for all */
+	int legal = -1;
+	Hash128 key;
+	bool keyed = nc > 0 && answer_key(p, &key, "skew");
+	for (int n = 0; keyed && n < nc; n++) {
+		cache_hash_add(&key, &cs[n], sizeof cs[n]);
+		skew_legal(&k, NULL, t, m, cs[n], &key);
+	}
+	if (!keyed || !answer_get(&key, &legal) || legal >= nc) {
+		legal = -1;
+		struct isl_ctx *ctx = nc > 0 ? isl_budget_ctx() : NULL;
+		for (int n = 0; n < nc && legal < 0; n++)
+			if (skew_legal(&k, ctx, t, m, cs[n], NULL))
+				legal = n;
+		isl_budget_free(ctx);
+		if (keyed)
+			answer_put(&key, legal);
+	}
+	bool ok = legal >= 0;
+	if (ok) {
+		int c = cs[legal];
+		t->opt_skew = c + 1;
+		t->opt_skew_width = w;
+		t->opt_skew_tiles = (nmax - 1 + c * (steps - 1)) / w + 1;
+	}
 	free(k.v);
 	return ok;
 }

@@ -235,10 +235,7 @@ void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 	for (const char *const *f = emu_flags; *f; f++)
 		cache_hash_str(&h, *f);
 	cache_hash_add(&h, out, c.out.len);
-	cache_hash_str(&h, file);
-	int64_t id[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec,
-	                  (int64_t)st.st_ino };
-	cache_hash_add(&h, id, sizeof id);
+	cache_hash_file(&h, file);
 	ut_child_free(&c);
 	free(file);
 	const char *off = getenv("UIR_TEST_PCH");

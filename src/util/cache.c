@@ -1,10 +1,16 @@
 /* cache.c - what the caches in the user's cache directory share (util/cache.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dladdr */
+#endif
 #include "cache.h"
 #include "../uir_internal.h"
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 void cache_hash_add(Hash128 *h, const void *data, size_t n)
 {
@@ -60,4 +66,57 @@ bool cache_make_dirs(const char *path)
 	ok = ok && (mkdir(dir, 0777) == 0 || errno == EEXIST);
 	free(dir);
 	return ok;
+}
+
+bool cache_hash_file(Hash128 *h, const char *file)
+{
+	struct stat st;
+	if (!file || stat(file, &st) != 0)
+		return false;
+	cache_hash_str(h, file);
+	int64_t id[4] = { (int64_t)st.st_size, (int64_t)st.st_mtim.tv_sec, (int64_t)st.st_mtim.tv_nsec,
+			  (int64_t)st.st_ino };
+	cache_hash_add(h, id, sizeof id);
+	return true;
+}
+
+bool cache_hash_code(Hash128 *h, const void *addr)
+{
+	Dl_info info;
+	return dladdr(addr, &info) && cache_hash_file(h, info.dli_fname);
+}
+
+char *cache_path(const char *dir, const Hash128 *h, const char *ext)
+{
+	size_t n = strlen(dir) + 34 + strlen(ext);
+	char *s = xmalloc(n);
+	snprintf(s, n, "%s/%016llx%016llx%s", dir, (unsigned long long)h->a, (unsigned long long)h->b, ext);
+	return s;
+}
+
+void cache_write(const char *path, const void *data, size_t n)
+{
+	char *dir = join(path, "");
+	char *slash = strrchr(dir, '/');
+	if (!slash || slash == dir) {
+		free(dir);
+		return;
+	}
+	*slash = 0;
+	char *tmp = join(dir, "/.tmp-XXXXXX");
+	bool made = cache_make_dirs(dir);
+	free(dir);
+	int fd = made ? mkstemp(tmp) : -1;
+	if (fd < 0) {
+		free(tmp);
+		return;
+	}
+	FILE *f = fdopen(fd, "wb");
+	bool ok = f && fwrite(data, 1, n, f) == n;
+	ok = f && fclose(f) == 0 && ok;
+	if (!f)
+		close(fd);
+	if (!ok || rename(tmp, path) != 0)
+		remove(tmp);
+	free(tmp);
 }

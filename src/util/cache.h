@@ -25,4 +25,18 @@ char *cache_dir(void);
 /* mkdir -p PATH (the cache's parents may not exist yet). */
 bool cache_make_dirs(const char *path);
 
+/* Adds to H what identifies the file FILE: its path, size, modification time and inode (a
+ * build of uir, a compiler). False, H unchanged, when FILE cannot be found. */
+bool cache_hash_file(Hash128 *h, const char *file);
+/* cache_hash_file() of the executable or shared library whose code holds ADDR (dladdr):
+ * this build of the code at ADDR. */
+bool cache_hash_code(Hash128 *h, const void *addr);
+/* The name of H's file in the cache folder DIR: "DIR/" and 32 hex digits and EXT,
+ * malloc'ed. */
+char *cache_path(const char *dir, const Hash128 *h, const char *ext);
+/* Writes the N bytes at DATA to PATH, making its folders: under a temporary name renamed
+ * into place, so that a reader at the same time sees the whole file or none. A write that
+ * fails leaves nothing (a cache that cannot be written costs only the time). */
+void cache_write(const char *path, const void *data, size_t n);
+
 #endif

@@ -3,7 +3,10 @@
 # run compiles and keeps the object, a second finds it (no passes, no code generation) and
 # prints the same bits; a file cut short or overwritten is compiled again; UIR_CACHE=0 and
 # --no-cache leave the cache alone; a cache that cannot be written changes nothing but time;
-# a change of the program (or of an option that changes the code) is a new entry.
+# a change of the program (or of an option that changes the code) is a new entry. And the
+# loop optimiser's answer cache (docs/llvm.md, "Answer cache"): a time skew's verdict is
+# kept, read back (the same `uir opt` text, the same bits), ignored when damaged, and is
+# what decides the skew when present; UIR_CACHE=0 and --no-cache leave it alone.
 uir=${1:?usage: cache.sh UIR SRCROOT}
 root=${2:?usage: cache.sh UIR SRCROOT}
 . "$root/tests/cli/expect.sh"
@@ -39,5 +42,28 @@ run_as hit
 # nowhere to write: runs as without a cache
 UIR_CACHE_DIR=/proc/uir-no-such-dir run_as miss
 UIR_CACHE_DIR=/proc/uir-no-such-dir run_as miss
+# the answer cache
+prog=$root/tests/jit/parallel/skew_stencil.uir
+rm -rf "$tmp/cache"
+"$uir" run --engine interp --hash "$prog" >"$tmp/ref" 2>&1
+answers() { find "$tmp/cache/opt" -type f 2>/dev/null | wc -l | tr -d ' '; }
+UIR_CACHE=0 "$uir" opt "$prog" >"$tmp/opt0" 2>&1
+grep -q 'loop t_k' "$tmp/opt0" && ok || bad "uir opt skew_stencil.uir: no skew"
+run_as off --no-cache
+UIR_CACHE=0 "$uir" opt "$prog" >/dev/null 2>&1
+[ "$(answers)" = 0 ] && ok || bad "off runs kept $(answers) answers, want 0"
+run_as miss
+[ "$(answers)" = 1 ] && ok || bad "after the first run: $(answers) answers, want 1"
+grep -qx 'uir answer 1 0' "$tmp"/cache/opt/* && ok || bad "the answer kept: $(cat "$tmp"/cache/opt/*)"
+"$uir" opt "$prog" >"$tmp/opt1" 2>&1
+cmp -s "$tmp/opt0" "$tmp/opt1" && ok || bad "uir opt with the answer kept prints another text"
+run_as hit
+for f in "$tmp"/cache/opt/*; do echo 'uir answer 1 x' >"$f"; done # damaged: asked again
+"$uir" opt "$prog" >"$tmp/opt1" 2>&1
+cmp -s "$tmp/opt0" "$tmp/opt1" && ok || bad "uir opt with a damaged answer prints another text"
+grep -qx 'uir answer 1 0' "$tmp"/cache/opt/* && ok || bad "a damaged answer was not replaced"
+for f in "$tmp"/cache/opt/*; do echo 'uir answer 1 -1' >"$f"; done # the kept verdict decides
+"$uir" opt "$prog" >"$tmp/opt1" 2>&1
+grep -q 'loop t_k' "$tmp/opt1" && bad "uir opt skewed although the answer kept says no" || ok
 echo "code cache: $pass passed, $fail failed"
 [ "$fail" = 0 ]
