@@ -21,6 +21,10 @@ _Noreturn void uir_internal_error(const char *file, int line, const char *what);
 void *xmalloc(size_t n);                         /* malloc or exit 70 */
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* The CPUs this process may run on (its affinity mask, else the CPUs online), 1 to 1024:
+ * the default thread count of `run`, as the thread pool counts it (runtime/uir_parallel.c,
+ * which stays self-contained for rendered C, counts them the same way). */
+int uir_cpus(void);
 
 typedef struct Loc { int line, col; } Loc;
 
@@ -360,6 +364,8 @@ struct UirProgram {
 	                        * LLVM lowering asks for the widest vectors (llvm/lower.c) */
 	bool opt_no_cache;     /* the loop optimiser neither reads nor keeps verdicts in the
 	                        * answer cache (opt/answer_cache.c; `run --no-cache`) */
+	int opt_threads;       /* the threads the loop optimiser plans for (a time skew runs on
+	                        * one: opt/skew.c); 0: uir_cpus() */
 	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records
 	                                  * into it (check/footprint.h); NULL otherwise */
 	struct Footprint *footprint_rec; /* what the last uir_check_footprint() recorded */

@@ -125,7 +125,7 @@ static int child_plan(const UirProgram *q, const UirRunSpec *spec, RunPlan *plan
 	bool racecheck = spec->flags & UIR_RUN_RACECHECK;
 	if (racecheck && plan->engine == UIR_ENGINE_JIT)
 		return usage_error("run", "--racecheck runs in the interpreter: use it without --engine jit");
-	if (!threads && (threads = engine_env_threads()) < 0)
+	if (!threads && (threads = engine_env_threads("run")) < 0)
 		return UIR_EXIT_USAGE;
 	for (int i = 0; i < spec->ninputs; i++) {
 		const UirInput *in = &spec->inputs[i];

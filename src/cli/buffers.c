@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -116,13 +115,8 @@ static int fill_threads(const Mem *m, int threads)
 	int64_t most = m->size / BUFFERS_SHARE;
 	if (most < 2)
 		return 1;
-#ifdef CPU_COUNT
-	cpu_set_t set;
-	if (threads <= 0 && sched_getaffinity(0, sizeof set, &set) == 0)
-		threads = CPU_COUNT(&set);
-#endif
 	if (threads <= 0)
-		threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		threads = uir_cpus();
 	if (threads > BUFFERS_MAX_THREADS)
 		threads = BUFFERS_MAX_THREADS;
 	return threads < 1 ? 1 : threads > most ? (int)most : threads;

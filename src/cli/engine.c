@@ -37,14 +37,14 @@ int engine_parse_threads(const char *s)
 	return (int)v;
 }
 
-int engine_env_threads(void)
+int engine_env_threads(const char *cmd)
 {
 	const char *env = getenv("UIR_THREADS");
 	if (!env || !*env)
 		return 0;
 	int n = engine_parse_threads(env);
 	if (n < 0)
-		usage_error("run", "UIR_THREADS needs an integer from 1 to 1024, found '%s'", env);
+		usage_error(cmd, "UIR_THREADS needs an integer from 1 to 1024, found '%s'", env);
 	return n;
 }
 

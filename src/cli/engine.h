@@ -31,10 +31,11 @@ bool engine_parse(const char *s, UirEngine *e);
 /* S as a thread count (`--threads`, UIR_THREADS): an integer from 1 to 1024, else -1. */
 int engine_parse_threads(const char *s);
 
-/* The thread count of UIR_THREADS for a run without --threads: 0 (the default: the core
- * count) when it is unset or empty, else its value; -1 after `uir run: UIR_THREADS needs an
- * integer from 1 to 1024, found '...'` (a usage error) when it is not a thread count. */
-int engine_env_threads(void);
+/* The thread count of UIR_THREADS for command CMD ("run", "opt") without --threads: 0 (the
+ * default: the core count) when it is unset or empty, else its value; -1 after `uir CMD:
+ * UIR_THREADS needs an integer from 1 to 1024, found '...'` (a usage error) when it is not
+ * a thread count. */
+int engine_env_threads(const char *cmd);
 
 /* Runs the checked program P over BUFS (from buffers_create()) on engine E: AUTO
  * JIT-compiles when engine_auto_jit() says so and the JIT can be loaded, and interprets

@@ -199,7 +199,7 @@ static int parse_args(int argc, char **argv, RunArgs *a)
 		return usage_error("run", "--traffic runs in the interpreter: use it without --engine jit");
 	if (a->traffic && (a->racecheck || a->repeat > 1))
 		return usage_error("run", "--traffic counts one plain run: use it without --racecheck and --repeat");
-	if (!a->threads && (a->threads = engine_env_threads()) < 0)
+	if (!a->threads && (a->threads = engine_env_threads("run")) < 0)
 		return UIR_EXIT_USAGE;
 	return -1;
 }

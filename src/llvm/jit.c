@@ -396,6 +396,7 @@ static UirProgram *rewritten(UirProgram *p, const RunOptions *o, UirJitTimes *t)
 		return NULL;
 	double t0 = now_ms();
 	p->opt_no_cache = !code_cache_on(o); /* the answer cache is off with the code cache */
+	p->opt_threads = o->threads;
 	UirProgram *q = opt_rewrite(p, false);
 	if (t)
 		t->loopopt_ms += now_ms() - t0;

@@ -83,6 +83,7 @@ bool rewrite_layout_ok(UirProgram *p, const Stmt *j, const Mem *m);
 typedef struct OptCtx {
 	UirProgram *p;
 	int64_t *accesses;
+	int threads;         /* the run's threads (UirProgram.opt_threads, else uir_cpus()) */
 } OptCtx;
 
 /* private.c: whether memory M can be given a copy per iteration of plain loop LOOP with

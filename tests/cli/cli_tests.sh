@@ -12,6 +12,8 @@ expect 64 '' "$uir" check
 expect 64 '' "$uir" check --bogus x.uir
 expect 64 '' "$uir" run --engine warp x.uir
 expect 64 '' "$uir" run --threads 0 x.uir
+expect 64 'uir opt: --threads needs an integer from 1 to 1024' "$uir" opt --threads 0 x.uir
+expect 64 'uir opt: UIR_THREADS needs an integer from 1 to 1024' env UIR_THREADS=many "$uir" opt x.uir
 expect 0 '' "$uir" --help
 printf 'buffer x i32 4\nloop i 5 {\n  if (lt i 9) {\n    store x i 1\n  }\n}\n' > "$tmp/fault.uir"
 expect 1 'error\[E0601\]' "$uir" run "$tmp/fault.uir"

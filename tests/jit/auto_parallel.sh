@@ -179,6 +179,16 @@ want_opt skew_stencil.uir '  let i_lo1 = (max 0 (min 262142 (sub (mul t_k 65535)
 want_opt skew_stencil.uir '  loop i_s (sub i_hi1 i_lo1) {'
 want_opt skew_stencil.uir '    let i = add i_s i_lo1'
 for f in skew_far_read skew_time_offset; do want_not_opt $f.uir '_k\|_lo' 'a time skew'; done
+# ... on one thread; with more, sweeps that run on the pool stay as written, each on the pool
+# (here every independent loop is worth it: UIR_AUTO_PARALLEL_WORK=0)
+out1=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 1 "$dir/skew_stencil.uir")
+out2=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 2 "$dir/skew_stencil.uir")
+printf '%s\n' "$out1" | grep -qxF 'loop t_k 5 {' && ok || bad "uir opt --threads 1 skew_stencil.uir: no skew"
+printf '%s\n' "$out2" | grep -q '_k\|_lo' && bad "uir opt --threads 2 skew_stencil.uir: a time skew" || ok
+[ "$(printf '%s\n' "$out2" | grep -cxF '  loop i 262142 thread {')" = 2 ] && ok ||
+	bad "uir opt --threads 2 skew_stencil.uir: the sweeps not on the pool"
+out3=$(UIR_THREADS=2 UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/skew_stencil.uir")
+[ "$out3" = "$out2" ] && ok || bad "uir opt with UIR_THREADS=2 is not uir opt --threads 2"
 for f in acc_carried acc_if acc_outer_read; do
 	"$uir" opt "$dir/$f.uir" | cmp -s - "$dir/$f.uir" && ok || bad "uir opt $f.uir is not the program itself"
 done
