@@ -105,20 +105,14 @@ static bool privatise(void *ctx, const Mem *m)
 	return true;
 }
 
-/* Whether loop T is a time loop whose sweeps each run on the thread pool of a run with more
- * than one thread: every statement of its body is a loop with independent iterations and
- * the work a loop inside T needs (walk() below would run each on the pool). Then the time
- * skew, whose tiles run in order on one thread, is not done: with two threads each sweep on
- * the pool ran bench/naive/stencil_time.uir in 8.9 ms and the skew in 16.8 on an AMD EPYC
- * (on a Sapphire Rapids machine 25.5 and 23.6: docs/llvm.md, "Time skewing"). */
-static bool sweeps_on_pool(OptCtx *o, Stmt *t, double min_work, double min_flat)
+bool sweeps_on_pool(OptCtx *o, Stmt *t)
 {
 	if (o->threads < 2 || t->axis != AX_NONE || !t->body)
 		return false;
 	double scale = OPT_REPEATED_WORK / OPT_PARALLEL_WORK;
 	for (Stmt *s = t->body; s; s = s->next)
 		if (s->kind != ST_LOOP || s->axis != AX_NONE ||
-		    loop_work(s) < (has_loop(s->body) ? min_work : min_flat) * scale ||
+		    loop_work(s) < (has_loop(s->body) ? o->min_work : o->min_flat) * scale ||
 		    !loop_independent(o->p, s, NULL, NULL))
 			return false;
 	return true;
@@ -145,7 +139,9 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 			s->opt_jam_sink = p->opt_rewrites = true; /* the loops it makes are decided on the rewritten program */
 			continue;
 		}
-		if (s->axis == AX_NONE && !p->opt_no_rewrite && !sweeps_on_pool(o, s, min_work, min_flat) && skew_candidate(o, s)) {
+		o->min_work = min_work;
+		o->min_flat = min_flat;
+		if (s->axis == AX_NONE && !p->opt_no_rewrite && skew_candidate(o, s)) {
 			p->opt_rewrites = true; /* its sweeps are decided on the rewritten program */
 			continue;
 		}
@@ -220,7 +216,8 @@ void opt_program(UirProgram *p)
 		min_flat = min_work * (OPT_FLAT_WORK / OPT_PARALLEL_WORK);
 	}
 	int nm = p->nbufs + p->nallocs;
-	OptCtx o = { p, xmalloc((size_t)nm * sizeof(int64_t) + 1), p->opt_threads > 0 ? p->opt_threads : uir_cpus() };
+	OptCtx o = { .p = p, .accesses = xmalloc((size_t)nm * sizeof(int64_t) + 1),
+		     .threads = p->opt_threads > 0 ? p->opt_threads : uir_cpus() };
 	for (int i = 0; i < nm; i++)
 		o.accesses[i] = -1;
 	walk(&o, p->top, false, min_work, min_flat);

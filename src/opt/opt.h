@@ -84,6 +84,7 @@ typedef struct OptCtx {
 	UirProgram *p;
 	int64_t *accesses;
 	int threads;         /* the run's threads (UirProgram.opt_threads, else uir_cpus()) */
+	double min_work, min_flat; /* the work a loop needs for the pool where walk() is (opt.c) */
 } OptCtx;
 
 /* private.c: whether memory M can be given a copy per iteration of plain loop LOOP with
@@ -187,6 +188,14 @@ int jam_row_candidate(UirProgram *p, const Stmt *i);
  * bounds), may run over tiles of the sweeps' index skewed in time with every bit kept, and
  * it pays; then sets T's opt_skew, opt_skew_width and opt_skew_tiles. */
 bool skew_candidate(OptCtx *o, Stmt *t);
+/* opt.c: whether loop T (where O's walk is) is a time loop whose sweeps would each run on
+ * the thread pool of a run with more than one thread: every statement of its body is a
+ * loop with independent iterations and the work a loop inside T needs. Then the time skew,
+ * whose tiles run in order on one thread, is not done (skew_candidate() asks it once the
+ * cheap conditions hold): on two threads its sweeps on the pool ran stencil_time about 1.7
+ * times faster than the skew on an AMD EPYC, 0.93 times as fast on a Sapphire Rapids
+ * (docs/llvm.md, "Time skewing"). */
+bool sweeps_on_pool(OptCtx *o, Stmt *t);
 
 /* answer_cache.c: the verdicts of ISL questions kept in the user's cache folder (docs/llvm.md,
  * "Answer cache"). answer_key() starts *KEY for questions of KIND from this build and ISL's

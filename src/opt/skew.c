@@ -219,6 +219,10 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 		if (w < 1)
 			w = 1;
 	}
+	if (w > 0 && sweeps_on_pool(o, t)) { /* each sweep on the pool instead */
+		free(k.v);
+		return false;
+	}
 	/* the skews to try, in order: 1 (a stencil of radius 1), else the largest (a larger skew
 	 * is legal wherever a smaller one is, a pair's steps differ or it is in order in one
 	 * sweep, and runs as fast), while the new loops' arithmetic fits in i32 */
