@@ -21,6 +21,7 @@ _Noreturn void uir_internal_error(const char *file, int line, const char *what);
 void *xmalloc(size_t n);                         /* malloc or exit 70 */
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
+/* ---- cpus.c ---- */
 /* The CPUs this process may run on (its affinity mask, else the CPUs online), 1 to 1024:
  * the default thread count of `run`, as the thread pool counts it (runtime/uir_parallel.c,
  * which stays self-contained for rendered C, counts them the same way). */

@@ -55,7 +55,7 @@ char *code_cache_path(LLVMModuleRef m, LLVMTargetMachineRef tm)
 	s = LLVMPrintModuleToString(m);
 	cache_hash_str(&h, s);
 	LLVMDisposeMessage(s);
-	char *path = cache_path(dir, &h, ".o");
+	char *path = cache_path(dir, "", &h, ".o");
 	free(dir);
 	return path;
 }

@@ -36,13 +36,8 @@ static char *answer_path(const Hash128 *key)
 	char *dir = cache_dir();
 	if (!dir)
 		return NULL;
-	size_t n = strlen(dir);
-	char *sub = xmalloc(n + 5);
-	memcpy(sub, dir, n);
-	memcpy(sub + n, "/opt", 5);
+	char *path = cache_path(dir, "opt/", key, "");
 	free(dir);
-	char *path = cache_path(sub, key, "");
-	free(sub);
 	return path;
 }
 

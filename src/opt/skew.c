@@ -213,7 +213,7 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 		if (first)
 			bytes += (double)k.v[i].m->size * uir_type_size(k.v[i].m->ty);
 	}
-	int64_t steps = m * t->bound_lit, w = 0, ntiles = 0;
+	int64_t steps = m * t->bound_lit, w = 0;
 	if (k.ok && bytes >= OPT_SKEW_MIN_BYTES) {
 		w = (int64_t)(OPT_SKEW_TILE_BYTES * (double)nmax / bytes);
 		if (w < 1)
@@ -228,11 +228,13 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 	 * sweep, and runs as fast), while the new loops' arithmetic fits in i32 */
 	static const int tries[] = { 1, OPT_SKEW_MAX };
 	int cs[2], nc = 0;
+	int64_t tiles[2];
 	for (int n = 0; w > 0 && n < 2; n++) {
 		int c = tries[n];
-		ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
+		int64_t ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
 		if ((ntiles + 1) * w + c * steps >= INT32_MAX)
 			break;
+		tiles[nc] = ntiles;
 		cs[nc++] = c;
 	}
 	/* the first legal one: from the answer cache, whose key is every question's text, or
@@ -256,10 +258,9 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 	}
 	bool ok = legal >= 0;
 	if (ok) {
-		int c = cs[legal];
-		t->opt_skew = c + 1;
+		t->opt_skew = cs[legal] + 1;
 		t->opt_skew_width = w;
-		t->opt_skew_tiles = (nmax - 1 + c * (steps - 1)) / w + 1;
+		t->opt_skew_tiles = tiles[legal];
 	}
 	free(k.v);
 	return ok;

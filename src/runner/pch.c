@@ -248,7 +248,7 @@ void ut_pch_prepare(UtConfig *cfg, int ntests, volatile sig_atomic_t *stop)
 	char *dir = NULL;
 	char *cache = cache_dir();
 	if (cache) {
-		dir = ut_format("%s/pch-%016llx%016llx", cache, (unsigned long long)h.a, (unsigned long long)h.b);
+		dir = cache_path(cache, "pch-", &h, "");
 		free(cache);
 		if (!cache_make_dirs(dir) || !build(words, clang, dir, stop)) {
 			free(dir);

@@ -86,11 +86,11 @@ bool cache_hash_code(Hash128 *h, const void *addr)
 	return dladdr(addr, &info) && cache_hash_file(h, info.dli_fname);
 }
 
-char *cache_path(const char *dir, const Hash128 *h, const char *ext)
+char *cache_path(const char *dir, const char *prefix, const Hash128 *h, const char *ext)
 {
-	size_t n = strlen(dir) + 34 + strlen(ext);
+	size_t n = strlen(dir) + strlen(prefix) + 34 + strlen(ext);
 	char *s = xmalloc(n);
-	snprintf(s, n, "%s/%016llx%016llx%s", dir, (unsigned long long)h->a, (unsigned long long)h->b, ext);
+	snprintf(s, n, "%s/%s%016llx%016llx%s", dir, prefix, (unsigned long long)h->a, (unsigned long long)h->b, ext);
 	return s;
 }
 

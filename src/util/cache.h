@@ -31,9 +31,9 @@ bool cache_hash_file(Hash128 *h, const char *file);
 /* cache_hash_file() of the executable or shared library whose code holds ADDR (dladdr):
  * this build of the code at ADDR. */
 bool cache_hash_code(Hash128 *h, const void *addr);
-/* The name of H's file in the cache folder DIR: "DIR/" and 32 hex digits and EXT,
- * malloc'ed. */
-char *cache_path(const char *dir, const Hash128 *h, const char *ext);
+/* The name of H's file in the cache folder DIR, malloc'ed: "DIR/", PREFIX (a subfolder
+ * "opt/", a name's start "pch-", or ""), H's 32 hex digits and EXT. */
+char *cache_path(const char *dir, const char *prefix, const Hash128 *h, const char *ext);
 /* Writes the N bytes at DATA to PATH, making its folders: under a temporary name renamed
  * into place, so that a reader at the same time sees the whole file or none. A write that
  * fails leaves nothing (a cache that cannot be written costs only the time). */
