@@ -291,8 +291,14 @@ struct Stmt {
 	                         * opt_skew - 1 a step (opt/skew.c, carried out by
 	                         * opt/rewrite.c); 0: not */
 	int64_t opt_skew_width, opt_skew_tiles; /* ... the tiles' width and number */
+	int64_t opt_split;      /* with opt_skew: split tiling instead, bands of this many time
+	                         * steps, each over opt_skew_tiles tiles on the pool, then the
+	                         * triangles between them (opt/skew.c); 0: the skew */
 	bool opt_fixed;         /* the loop over a time skew's tiles, in the rewritten program:
 	                         * it and the loops in it run as written (no decision) */
+	bool opt_proven;        /* a `thread` loop of the rewritten program whose iterations the
+	                         * optimiser proved independent (split tiling's tiles): the race
+	                         * check does not ask again (check/races.c) */
 };
 
 /* What the body of a `thread` or `global` loop uses from outside it (check/captures.c,

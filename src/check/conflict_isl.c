@@ -588,7 +588,7 @@ static bool skew_side(Tr *t, const int *sweep, int s, bool writes_only, char sid
 	return true;
 }
 
-IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, const char **why)
+IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, bool cone, const char **why)
 {
 	*why = NULL;
 	if (q->nouter > 64)
@@ -617,7 +617,11 @@ IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, 
 			/* the instance (pa, x, ia1) comes before (pb, y, ib1) in the loop's order */
 			put(&txt, "pa, ia1, pb, ib1, e] : %s", x < y ? "pa <= pb" : x > y ? "pa < pb" : "(pa < pb or (pa = pb and ia1 < ib1))");
 			/* ... and the skewed tiles would run it after the other */
-			put(&txt, " and ia1 + %d * (%d * pa + %d) > ib1 + %d * (%d * pb + %d)", c, nsweeps, x, c, nsweeps, y);
+			put(&txt, " and (ia1 + %d * (%d * pa + %d) > ib1 + %d * (%d * pb + %d)", c, nsweeps, x, c, nsweeps, y);
+			/* ... or, for the cone, tiles skewed the other way would */
+			if (cone)
+				put(&txt, " or -ia1 + %d * (%d * pa + %d) > -ib1 + %d * (%d * pb + %d)", c, nsweeps, x, c, nsweeps, y);
+			put(&txt, ")");
 			for (int k = 0; k < q->nouter; k++) {
 				put(&txt, " and ");
 				t.a = q->acc;

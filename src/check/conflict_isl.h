@@ -67,9 +67,12 @@ bool isl_in_bounds(UirProgram *p, struct isl_ctx *ctx, const IslAccess *a, int64
  * the order of every pair that touches one element. Loads in offsets are never translated
  * (the fact holds for every input); atomics count as writes. With Q->texts set, adds the
  * text of every question to it instead of asking ISL, and answers ISL_SKEW_OK (UNKNOWN where
- * a question cannot be written, as when asking). */
+ * a question cannot be written, as when asking). CONE: also with i1 - C * sigma1 < i2 - C *
+ * sigma2, so ISL_SKEW_OK proves |i2 - i1| <= C * (sigma2 - sigma1) for every such pair: the
+ * dependence cone of split tiling (opt/skew.c), whose sweeps then have independent
+ * iterations. */
 typedef enum { ISL_SKEW_OK, ISL_SKEW_NO, ISL_SKEW_UNKNOWN } IslSkew;
-IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, const char **why);
+IslSkew isl_skew_ok(const IslQuestion *q, const int *sweep, int nsweeps, int c, bool cone, const char **why);
 
 /* A new ISL context with the operation budget of one checked code (ISL_MAX_OPERATIONS
  * operations in all, so that no checked code takes more than a fraction of a second in

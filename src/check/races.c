@@ -1435,7 +1435,9 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 		const Stmt *l = nd > 1 ? root->dims[i] : root;
 		single &= l->value->kind == EX_LIT && l->bound_lit == 1;
 	}
-	bool none = !(flags & UIR_CHECK_STRICT) && single;
+	/* a loop the optimiser's rewrite made `thread` after proving its iterations independent
+	 * (split tiling, opt/skew.c) is not asked again */
+	bool none = !(flags & UIR_CHECK_STRICT) && (single || root->opt_proven);
 	if (none && !p->footprint)
 		return;
 	Code c;

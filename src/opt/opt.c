@@ -141,6 +141,7 @@ static void walk(OptCtx *o, Stmt *s, bool in_parallel, double min_work, double m
 		}
 		o->min_work = min_work;
 		o->min_flat = min_flat;
+		o->in_parallel = par;
 		if (s->axis == AX_NONE && !p->opt_no_rewrite && skew_candidate(o, s)) {
 			p->opt_rewrites = true; /* its sweeps are decided on the rewritten program */
 			continue;

@@ -49,6 +49,8 @@
 #define OPT_SKEW_TILE_BYTES (512.0 * 1024)
 #define OPT_SKEW_MAX 3
 #define OPT_SKEW_MAX_DEPTH 3
+/* Split tiling (skew.c), on more than one thread: bands of at least this many sweeps. */
+#define OPT_SPLIT_MIN_SWEEPS 8
 
 /* Sets Stmt.opt_parallel, opt_private, opt_expand and opt_inner over checked program P,
  * once (UirProgram.optimised), and UirProgram.opt_rewrites when some decision needs the
@@ -85,6 +87,7 @@ typedef struct OptCtx {
 	int64_t *accesses;
 	int threads;         /* the run's threads (UirProgram.opt_threads, else uir_cpus()) */
 	double min_work, min_flat; /* the work a loop needs for the pool where walk() is (opt.c) */
+	bool in_parallel;    /* walk() is inside a parallel loop (no loop there goes on the pool) */
 } OptCtx;
 
 /* private.c: whether memory M can be given a copy per iteration of plain loop LOOP with
@@ -186,15 +189,17 @@ int jam_row_candidate(UirProgram *p, const Stmt *i);
 
 /* skew.c: whether plain loop T, a time loop whose body is sweeps (loops with literal
  * bounds), may run over tiles of the sweeps' index skewed in time with every bit kept, and
- * it pays; then sets T's opt_skew, opt_skew_width and opt_skew_tiles. */
+ * it pays; then sets T's opt_skew, opt_skew_width and opt_skew_tiles, and, for a run on
+ * more than one thread where the dependence cone holds, opt_split (split tiling). */
 bool skew_candidate(OptCtx *o, Stmt *t);
 /* opt.c: whether loop T (where O's walk is) is a time loop whose sweeps would each run on
  * the thread pool of a run with more than one thread: every statement of its body is a
  * loop with independent iterations and the work a loop inside T needs. Then the time skew,
- * whose tiles run in order on one thread, is not done (skew_candidate() asks it once the
- * cheap conditions hold): on two threads its sweeps on the pool ran stencil_time about 1.7
- * times faster than the skew on an AMD EPYC, 0.93 times as fast on a Sapphire Rapids
- * (docs/llvm.md, "Time skewing"). */
+ * whose tiles run in order on one thread, is not done where split tiling is not
+ * (skew_candidate() asks it once the cheap conditions hold and the split's cone does not):
+ * on two threads its sweeps on the pool ran stencil_time about 1.7 times faster than the
+ * skew on an AMD EPYC, 0.93 times as fast on a Sapphire Rapids (docs/llvm.md, "Time
+ * skewing"). */
 bool sweeps_on_pool(OptCtx *o, Stmt *t);
 
 /* answer_cache.c: the verdicts of ISL questions kept in the user's cache folder (docs/llvm.md,

@@ -44,6 +44,8 @@ typedef struct Out {
 	int nalias;
 	size_t *fixed;    /* where the new text has the loops over the tiles of a time skew */
 	int nfixed;
+	size_t *proven;   /* where it has `thread` loops the optimiser proved (split tiling) */
+	int nproven;
 } Out;
 
 static void out_free(Out *o)
@@ -52,6 +54,15 @@ static void out_free(Out *o)
 	free(o->ren);
 	free(o->alias);
 	free(o->fixed);
+	free(o->proven);
+}
+
+/* Notes that the new text has a loop at its end now: over the tiles of a time skew (AT
+ * O->fixed), or a `thread` loop the optimiser proved (O->proven). */
+static void mark_here(size_t **at, int *n, const Out *o)
+{
+	*at = xrealloc(*at, (size_t)(*n + 1) * sizeof **at);
+	(*at)[(*n)++] = o->n;
 }
 
 static void put(Out *o, const char *s, size_t n, size_t src, bool copy)
@@ -697,8 +708,7 @@ static void skew_loop(Out *o, const Stmt *t, const char *tk)
 	int m = 0;
 	for (const Stmt *sw = t->body; sw; sw = sw->next)
 		m++;
-	o->fixed = xrealloc(o->fixed, (size_t)(o->nfixed + 1) * sizeof *o->fixed);
-	o->fixed[o->nfixed++] = o->n;
+	mark_here(&o->fixed, &o->nfixed, o);
 	gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s", tk, (long long)t->opt_skew_tiles, ind), ts.at);
 	copy(o, ts.at, ts.hdr_end);       /* loop t T { */
 	size_t from = ts.hdr_end;
@@ -717,6 +727,91 @@ static void skew_loop(Out *o, const Stmt *t, const char *tk)
 	}
 	copy(o, from, ts.cb + 1);         /* } of loop t */
 	gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
+}
+
+/* The edge of sweep SW's part (N iterations, step S of M a time step, cone C) of split
+ * tile TK at local step TV of time loop T (opt/skew.c): E - O + SIGN (C (M TV + S)), E = TK *
+ * W, or (TK + 1) * W with NEXT, O the band's offset C M Bt, as text; with CLAMP < 0 at least
+ * 0, with CLAMP > 0 at most N. Each edge needs one clamp at most (a tile's first value is at
+ * most N or its part is empty, a triangle's is at least W - 2 O > 0), and ISL, asked by `uir
+ * check` of the text, splits each clamp in two pieces. */
+static const char *split_edge(UirProgram *p, const Stmt *t, const Stmt *sw, const char *tk, const char *tv, int s,
+			      int m, bool next, int sign, int clamp)
+{
+	int c = t->opt_skew - 1;
+	long long off = (long long)c * m * t->opt_split;
+	const char *tile = next ? fmt_str(&p->arena, "(mul (add %s 1) %lld)", tk, (long long)t->opt_skew_width)
+				: fmt_str(&p->arena, "(mul %s %lld)", tk, (long long)t->opt_skew_width);
+	const char *e = fmt_str(&p->arena, "(%s (sub %s %lld) (add (mul %d %s) %d))", sign > 0 ? "add" : "sub", tile, off,
+				c * m, tv, c * s);
+	return clamp < 0 ? fmt_str(&p->arena, "(max 0 %s)", e)
+	       : clamp > 0 ? fmt_str(&p->arena, "(min %lld %s)", (long long)sw->bound_lit, e) : e;
+}
+
+/* Writes one phase of split tiling (opt/skew.c) of time loop T: TRIANGLES, the triangles
+ * between the tiles, else the tiles, as a `thread` loop TK whose iterations each run the
+ * band's steps (the time loop itself when NB is 1, else TT over the band's steps of band
+ * TB, `let t` its step, under `if (lt t T)` when the bands overrun T) over their part of
+ * every sweep, as skew_loop() writes them. */
+static void split_phase(Out *o, const Stmt *t, const char *tk, const char *tb, const char *tt, int64_t nb,
+			bool triangles)
+{
+	UirProgram *p = o->p;
+	Span ts = loop_span(p, t);
+	const char *ind = line_indent(p, ts.at), *tv = nb > 1 ? tt : t->sym->name;
+	int64_t band = t->opt_split, n = t->opt_skew_tiles - (triangles ? 1 : 0);
+	bool guard = nb * band != t->bound_lit;
+	int m = 0;
+	for (const Stmt *sw = t->body; sw; sw = sw->next)
+		m++;
+	mark_here(&o->proven, &o->nproven, o);
+	mark_here(&o->fixed, &o->nfixed, o);
+	gen(o, fmt_str(&p->arena, "loop %s %lld thread {\n%s", tk, (long long)n, ind), ts.at);
+	if (nb > 1)
+		gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s  let %s = add (mul %s %lld) %s\n%s", tt, (long long)band, ind,
+			       t->sym->name, tb, (long long)band, tt, guard ? fmt_str(&p->arena, "%s  if (lt %s %lld) {\n", ind,
+				       t->sym->name, (long long)t->bound_lit) : ""), ts.at);
+	else
+		copy(o, ts.at, ts.hdr_end); /* loop t T { */
+	size_t from = ts.hdr_end;
+	int s = 0;
+	for (const Stmt *sw = t->body; sw; sw = sw->next, s++) {
+		Span ss = loop_span(p, sw);
+		copy(o, from, ss.ls);         /* what stands between the sweeps */
+		const char *v = sw->sym->name, *sind = line_indent(p, ss.at), *is = new_name(p, v, "s", NULL, 0);
+		const char *lo = new_name(p, v, fmt_str(&p->arena, "lo%d", s), NULL, 0);
+		const char *hi = new_name(p, v, fmt_str(&p->arena, "hi%d", s), NULL, 0);
+		/* a tile shrinks by C a sweep on either side; a triangle grows as much */
+		const char *elo = split_edge(p, t, sw, tk, tv, s, m, triangles, triangles ? -1 : 1, triangles ? 0 : -1);
+		const char *ehi = split_edge(p, t, sw, tk, tv, s, m, true, triangles ? 1 : -1, 1);
+		gen(o, fmt_str(&p->arena, "%slet %s = %s\n%slet %s = %s\n%sloop %s (sub %s %s) {\n%s  let %s = add %s %s\n",
+			       sind, lo, elo, sind, hi, ehi, sind, is, hi, lo, sind, v, is, lo), ss.at);
+		copy(o, ss.hdr_end, ss.end);  /* the sweep's body and its } */
+		from = ss.end;
+	}
+	copy(o, from, ts.cb + 1);         /* } of loop t */
+	if (guard)
+		gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
+	gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
+}
+
+/* Writes time loop T by split tiling (opt/skew.c): the band loop TB when there is more than
+ * one band, in it the tiles, then the triangles between them. */
+static void split_loop(Out *o, const Stmt *t, const char *tk, const char *tb, const char *tt)
+{
+	UirProgram *p = o->p;
+	Span ts = loop_span(p, t);
+	const char *ind = line_indent(p, ts.at);
+	int64_t nb = (t->bound_lit + t->opt_split - 1) / t->opt_split;
+	if (nb > 1) {
+		mark_here(&o->fixed, &o->nfixed, o);
+		gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s", tb, (long long)nb, ind), ts.at);
+	}
+	split_phase(o, t, tk, tb, tt, nb, false);
+	gen(o, fmt_str(&p->arena, "\n%s", ind), ts.at);
+	split_phase(o, t, tk, tb, tt, nb, true);
+	if (nb > 1)
+		gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
 }
 
 /* Writes loop J, whose alloc opt_expand is expanded as NAME, distributed: one loop over j
@@ -886,7 +981,9 @@ static void find_edits(Edits *e, const Stmt *s)
 			continue;
 		size_t at = pos(p, s->loc);
 		if (s->opt_skew) {
-			add(e, (Edit){ .at = at, .kind = ED_SKEW, .s = s, .name = take_name(e, s->sym->name, "k") });
+			add(e, (Edit){ .at = at, .kind = ED_SKEW, .s = s, .name = take_name(e, s->sym->name, "k"),
+				       .jo = s->opt_split ? take_name(e, s->sym->name, "b") : NULL,
+				       .ju = s->opt_split ? take_name(e, s->sym->name, "t") : NULL });
 			continue; /* its sweeps are decided on the rewritten program */
 		}
 		if (s->opt_jam_row) {
@@ -1042,7 +1139,10 @@ static void build(Out *o, bool comments)
 			from = matching(p, brace_after(p, d->at)) + 1;
 			break;
 		case ED_SKEW:
-			skew_loop(o, d->s, d->name);
+			if (d->s->opt_split)
+				split_loop(o, d->s, d->name, d->jo, d->ju);
+			else
+				skew_loop(o, d->s, d->name);
 			from = matching(p, brace_after(p, d->at)) + 1;
 			break;
 		case ED_EXPAND: {
@@ -1158,6 +1258,7 @@ static bool clear_rewrites(Stmt *s, bool keep_rows)
 		s->opt_jam_sink = false;
 		s->opt_distribute = false;
 		s->opt_skew = 0;
+		s->opt_split = 0;
 		if (!keep_rows)
 			s->opt_jam_row = 0;
 		rows |= s->opt_jam_row != 0;
@@ -1170,6 +1271,20 @@ static bool clear_rewrites(Stmt *s, bool keep_rows)
 
 /* Optimised program P's rewrite, its text and pieces in O: a new checked program, or NULL
  * when that text does not check (a bug: UIR_OPT_DEBUG=1 prints why). */
+/* Marks the `thread` loops of Q (the text of O) that the optimiser proved (opt_proven). */
+static void mark_proven(UirProgram *q, const Out *o, Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP && s->axis == AX_THREAD)
+			for (int k = 0; k < o->nproven; k++)
+				if (pos(q, s->loc) == o->proven[k])
+					s->opt_proven = true;
+		mark_proven(q, o, s->body);
+		mark_proven(q, o, s->then_);
+		mark_proven(q, o, s->else_);
+	}
+}
+
 static UirProgram *rewrite_once(UirProgram *p, Out *o)
 {
 	build(o, false);
@@ -1180,6 +1295,7 @@ static UirProgram *rewrite_once(UirProgram *p, Out *o)
 	if (q) {
 		for (int i = 0; i < p->nbufs && i < q->nbufs; i++)
 			q->bufs[i]->check_data = p->bufs[i]->check_data;
+		mark_proven(q, o, q->top);
 		if (uir_check(q, 0, err) != 0) {
 			uir_free(q);
 			q = NULL;

@@ -26,9 +26,22 @@
  * they stream through are larger than the second-level cache: a tile's band of W rows stays
  * in it for all T steps instead of every step reading the whole memory again.
  *
+ * On more than one thread the skew's tiles, each needing the one before, would run in order
+ * on one core; there the time loop is split instead (split tiling, when it holds): bands of
+ * Bt steps, B = M Bt sweeps, each in two phases of `thread` loops -- the tiles, [k W - O + C
+ * s, (k + 1) W - O - C s) of every sweep at local sweep s, O = C B, then the triangles between
+ * them, [(k + 1) W - O - C s, (k + 1) W - O + C s) -- which together run every instance
+ * once. Its condition is the dependence cone, |i2 - i1| <= C (sigma2 - sigma1) for every pair
+ * of instances that touch one element, at least one writing (isl_skew_ok() with CONE): an
+ * instance of a tile then depends only on its own tile's earlier instances, one of a
+ * triangle on the tiles and its own triangle when W >= 3 C B, so the iterations of each
+ * phase are independent and each runs its instances in the original order.
+ *
  * Source: time skewing (Wolf and Lam, "A loop transformation theory and an algorithm to
  * maximize parallelism", IEEE TPDS 1991; Wonnacott, "Using time skewing to eliminate idle
- * time due to memory bandwidth", IPDPS 2000); the legality as a check that a new schedule
+ * time due to memory bandwidth", IPDPS 2000); split tiling (Krishnamoorthy et al.,
+ * "Effective automatic parallelization of stencil computations", PLDI 2007; Grosser et al.,
+ * "Split tiling for GPUs", GPGPU 2013); the legality as a check that a new schedule
  * keeps every dependence, as Polly and PPCG check theirs with ISL.
  */
 #include "opt.h"
@@ -137,7 +150,7 @@ static void walk(Sk *k, const Stmt *s)
 
 /* Whether every pair of the accesses K->v of each memory keeps its order under the skew C
  * (isl_skew_ok()); the loops around T are the question's outer loops. */
-static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c, Hash128 *texts)
+static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c, bool cone, Hash128 *texts)
 {
 	Stmt *outer[64];
 	int no = 0;
@@ -172,12 +185,65 @@ static bool skew_legal(Sk *k, struct isl_ctx *ctx, Stmt *t, int nsweeps, int c, 
 			continue; /* read only: any order */
 		IslQuestion q = { k->p, ctx, outer, no, acc, n, texts };
 		const char *why;
-		ok = isl_skew_ok(&q, sweep, nsweeps, c, &why) == ISL_SKEW_OK;
+		ok = isl_skew_ok(&q, sweep, nsweeps, c, cone, &why) == ISL_SKEW_OK;
 	}
 	free(acc);
 	free(sweep);
 	free(done);
 	return ok;
+}
+
+/* The first of the NC skews CS that is legal (CONE: as the cone of split tiling), from the
+ * answer cache, whose key is every question's text, or from ISL, one budget for all; -1:
+ * none. */
+static int first_legal(Sk *k, Stmt *t, int m, const int *cs, int nc, bool cone)
+{
+	UirProgram *p = k->p;
+	int legal = -1;
+	Hash128 key;
+	bool keyed = answer_key(p, &key, cone ? "split" : "skew");
+	for (int n = 0; keyed && n < nc; n++) {
+		cache_hash_add(&key, &cs[n], sizeof cs[n]);
+		skew_legal(k, NULL, t, m, cs[n], cone, &key);
+	}
+	if (!keyed || !answer_get(&key, &legal) || legal >= nc) {
+		legal = -1;
+		struct isl_ctx *ctx = isl_budget_ctx();
+		for (int n = 0; n < nc && legal < 0; n++)
+			if (skew_legal(k, ctx, t, m, cs[n], cone, NULL))
+				legal = n;
+		isl_budget_free(ctx);
+		if (keyed)
+			answer_put(&key, legal);
+	}
+	return legal;
+}
+
+/* Split tiling's plan for cone C: bands of BAND steps, TILES tiles of WIDTH values of the
+ * sweeps' index, a tile's width W near the skew's (so that its band's share of the memories
+ * stays in the cache) and at least 3 C B for a band of B sweeps (the triangles of one band
+ * then touch no element in common), the tiles a multiple of the THREADS, and the new loops'
+ * arithmetic in i32. False when no band of OPT_SPLIT_MIN_SWEEPS sweeps fits. */
+typedef struct Split {
+	int64_t band, width, tiles;
+} Split;
+
+static bool split_plan(int64_t nmax, int64_t steps, int m, int c, int64_t w, int threads, Split *sp)
+{
+	for (int64_t bmax = w / (3 * (int64_t)c) / m; bmax >= 1; bmax /= 2) {
+		int64_t nb = (steps + bmax - 1) / bmax, band = (steps + nb - 1) / nb;
+		if (m * band < OPT_SPLIT_MIN_SWEEPS)
+			return false;
+		int64_t off = (int64_t)c * m * band, span = nmax + 2 * off;
+		int64_t tiles = (span + w - 1) / w;
+		tiles = (tiles + threads - 1) / threads * threads;
+		int64_t width = (span + tiles - 1) / tiles;
+		if (width >= 3 * off && (tiles + 1) * width + off < INT32_MAX) {
+			*sp = (Split){ band, width, tiles };
+			return true;
+		}
+	}
+	return false;
 }
 
 bool skew_candidate(OptCtx *o, Stmt *t)
@@ -219,16 +285,31 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 		if (w < 1)
 			w = 1;
 	}
-	if (w > 0 && sweeps_on_pool(o, t)) { /* each sweep on the pool instead */
-		free(k.v);
-		return false;
-	}
 	/* the skews to try, in order: 1 (a stencil of radius 1), else the largest (a larger skew
 	 * is legal wherever a smaller one is, a pair's steps differ or it is in order in one
 	 * sweep, and runs as fast), while the new loops' arithmetic fits in i32 */
 	static const int tries[] = { 1, OPT_SKEW_MAX };
 	int cs[2], nc = 0;
 	int64_t tiles[2];
+	Split sp[2];
+	int ns = 0;
+	bool split = w > 0 && o->threads > 1 && !o->in_parallel;
+	for (int n = 0; split && n < 2; n++)
+		if (split_plan(nmax, t->bound_lit, m, tries[n], w, o->threads, &sp[ns]))
+			cs[ns++] = tries[n];
+	int legal = ns > 0 ? first_legal(&k, t, m, cs, ns, true) : -1;
+	if (legal >= 0) {
+		t->opt_skew = cs[legal] + 1;
+		t->opt_split = sp[legal].band;
+		t->opt_skew_width = sp[legal].width;
+		t->opt_skew_tiles = sp[legal].tiles;
+		free(k.v);
+		return true;
+	}
+	if (w > 0 && sweeps_on_pool(o, t)) { /* each sweep on the pool instead */
+		free(k.v);
+		return false;
+	}
 	for (int n = 0; w > 0 && n < 2; n++) {
 		int c = tries[n];
 		int64_t ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
@@ -237,25 +318,7 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 		tiles[nc] = ntiles;
 		cs[nc++] = c;
 	}
-	/* the first legal one: from the answer cache, whose key is every question's text, or
-	 * from ISL, one budget for all */
-	int legal = -1;
-	Hash128 key;
-	bool keyed = nc > 0 && answer_key(p, &key, "skew");
-	for (int n = 0; keyed && n < nc; n++) {
-		cache_hash_add(&key, &cs[n], sizeof cs[n]);
-		skew_legal(&k, NULL, t, m, cs[n], &key);
-	}
-	if (!keyed || !answer_get(&key, &legal) || legal >= nc) {
-		legal = -1;
-		struct isl_ctx *ctx = nc > 0 ? isl_budget_ctx() : NULL;
-		for (int n = 0; n < nc && legal < 0; n++)
-			if (skew_legal(&k, ctx, t, m, cs[n], NULL))
-				legal = n;
-		isl_budget_free(ctx);
-		if (keyed)
-			answer_put(&key, legal);
-	}
+	legal = nc > 0 ? first_legal(&k, t, m, cs, nc, false) : -1;
 	bool ok = legal >= 0;
 	if (ok) {
 		t->opt_skew = cs[legal] + 1;

@@ -8,7 +8,8 @@ c` from loads of the buffers at `add i d` -- d mostly 0..2 on either side of c (
 backward neighbours), in some programs up to 6 (a read further ahead than a skew of 3 a
 sweep keeps in order: the skew must be refused where it would reorder a dependence); 1-D
 over f32 or i32 buffers of 262,144..400,000 elements (sometimes 3,000..8,000: under the
-2 MiB the skew asks for), or 2-D over ROWS x COLS with an inner `loop j` and offsets
+2 MiB the skew asks for), or 2-D over ROWS x COLS (sometimes rows of 1024..1600 and 13..23
+steps: split tiling's bands of steps) with an inner `loop j` and offsets
 `add (mul (add i di) COLS) (add j dj)` or `add (add (mul i COLS) j) D` (the j loop
 sometimes over the whole row, so that a neighbour wraps into the next row). Two or three
 buffers, one sometimes read-only with a `random` init; sweeps in place (Gauss-Seidel: the
@@ -24,16 +25,18 @@ For each program the reference is `uir run --engine jit --no-opt --threads 1 --h
 --no-cache` (standard output and exit status); `uir run --engine jit --hash --no-cache`
 must give the same at `--threads 1`, `--threads 2` and `--threads 4`, and every 10th seed
 (programs kept smaller) `uir run --engine interp --hash` too. `uir opt --threads 1` (the
-skew is for one thread: with more, sweeps that run on the pool stay as written) must exit
-0, its text must pass `uir check` and give the reference in the JIT at 2 threads. Every run has
+skew) and `uir opt --threads 2` (split tiling where the dependence cone holds, docs/llvm.md
+"Split tiling"; else the skew, or sweeps on the pool) must exit 0, each text must pass `uir
+check` and give the reference in the JIT at 2 threads (the split's also at 3). Every run has
 UIR_OPT_DEBUG=1: a rewrite that does not check is reported on standard error, and is a
-failure. A program with a form the skew must refuse (above) that `uir opt` skews anyway
-is a failure too.
+failure. A program with a form the skew must refuse (above) that `uir opt` skews or splits
+anyway is a failure too.
 
     tests/gen/skewdiff.py [--uir build/src/uir] [--seeds 0..39] [--keep DIR] [-v]
 
-A program counts as skewed when the text of `uir opt` has a tile loop (a line `loop
-NAME_k N {`). Last line: "skewdiff: N programs, S skewed, F failed"; exits 1 when any
+A program counts as skewed when the text of `uir opt --threads 1` has a tile loop (a line
+`loop NAME_k N {`), as split when that of `--threads 2` has `loop NAME_k N thread {`. Last
+line: "skewdiff: N programs, S skewed, P split, F failed"; exits 1 when any
 failed (kept in --keep: the program and its `uir opt` text)."""
 import argparse
 import os
@@ -52,6 +55,7 @@ I_COEF = ['3', '5', '-7', '2', '1', '0x55', '-1']
 MIN_BYTES = 2 * 1024 * 1024  # src/opt/opt.h OPT_SKEW_MIN_BYTES
 MIN_STEPS = 8  # OPT_SKEW_MIN_STEPS
 SKEWED = re.compile(r'^\s*loop \w+_k \d+ \{', re.M)
+SPLIT = re.compile(r'^\s*loop \w+_k \d+ thread \{', re.M)
 
 
 def par(t):
@@ -107,6 +111,13 @@ class Gen:
         self.rname = 't_k' if self.odd_names and r.random() < 0.5 and self.tname != 't_k' else 'r'
         self.oneline = r.random() < 0.15  # a sweep of one statement on one line
         self.const = r.random() < 0.12  # some reads at a constant offset
+        # 2-D with long rows and more steps: split tiling's bands of steps (drawn last, so
+        # that the other seeds keep their programs)
+        if self.dim == 2 and not self.small and not small_work and r.random() < 0.35:
+            self.C = r.randint(1024, 1600)
+            self.R = (r.randint(262144, 340000) if self.nbuf == 2 else r.randint(180000, 300000)) // self.C + 1
+            self.N = self.R * self.C
+            self.T = r.randint(13, 23)
 
     def emit(self, ind, s):
         self.lines.append('  ' * ind + s)
@@ -416,29 +427,37 @@ def check_one(a, seed, tmp):
             fails.append('%s: the rewrite does not check: %s' % (what, first_line(got[2])))
         elif got[:2] != ref[:2]:
             fails.append('%s: %s' % (what, 'exit %s vs %s' % (got[0], ref[0]) if got[0] != ref[0] else 'other output'))
-    orc, otext, oerr = run(['nice', a.uir, 'opt', '--threads', '1', f], env)
-    of = f + '.opt.uir'
-    if orc != 0:
-        fails.append('opt: exit %s: %s' % (orc, first_line(oerr)))
-        otext = None
-    else:
+    otext = None
+    for nt in ('1', '2'):
+        orc, ot, oerr = run(['nice', a.uir, 'opt', '--threads', nt, f], env)
+        of = f + '.opt.uir'
+        what = 'opt --threads %s' % nt
+        if orc != 0:
+            fails.append('%s: exit %s: %s' % (what, orc, first_line(oerr)))
+            continue
+        if otext is None or nt == '2':
+            otext = ot
         with open(of, 'wb') as fh:
-            fh.write(otext)
+            fh.write(ot)
         if DEBUG_MSG in oerr:
-            fails.append('opt: the rewrite does not check: %s' % first_line(oerr))
+            fails.append('%s: the rewrite does not check: %s' % (what, first_line(oerr)))
+        o = ot.decode(errors='replace')
         # more tile loops than the program has (it may name a loop like one)
-        info['skewed'] = len(SKEWED.findall(otext.decode(errors='replace'))) > len(SKEWED.findall(text))
-        if info['skewed'] and g.reasons:
-            fails.append('skewed though %s' % ', '.join(g.reasons))
+        key = 'skewed' if nt == '1' else 'split'
+        info[key] = len((SKEWED if nt == '1' else SPLIT).findall(o)) > len((SKEWED if nt == '1' else SPLIT).findall(text))
+        if info[key] and g.reasons:
+            fails.append('%s though %s' % (key, ', '.join(g.reasons)))
         qrc, _, qerr = run(['nice', a.uir, 'check', of], env)
         if qrc != 0:
-            fails.append('opt text does not check: ' + first_line(qerr))
-        else:
-            got = run(jit + ['--threads', '2', of], env)
+            fails.append('%s: its text does not check: %s' % (what, first_line(qerr)))
+            continue
+        for n in ('2', '3') if nt == '2' else ('2',):
+            got = run(jit + ['--threads', n, of], env)
             if DEBUG_MSG in got[2]:
-                fails.append('opt text, jit: the rewrite does not check: %s' % first_line(got[2]))
+                fails.append('%s text, jit: the rewrite does not check: %s' % (what, first_line(got[2])))
             elif got[:2] != ref[:2]:
-                fails.append('opt text, jit: %s' % ('exit %s vs %s' % (got[0], ref[0]) if got[0] != ref[0] else 'other output'))
+                fails.append('%s text, jit --threads %s: %s' % (what, n, 'exit %s vs %s' % (got[0], ref[0])
+                                                               if got[0] != ref[0] else 'other output'))
     info['refused'] = bool(g.reasons)
     return text, f, fails, info, otext
 
@@ -453,15 +472,17 @@ def main():
     lo, _, hi = a.seeds.partition('..')
     seeds = range(int(lo), int(hi or lo) + 1)
     tmp = tempfile.mkdtemp(prefix='skewdiff.')
-    cnt = dict(n=0, skewed=0, bad=0)
+    cnt = dict(n=0, skewed=0, split=0, bad=0)
     try:
         for seed in seeds:
             text, f, fails, info, otext = check_one(a, seed, tmp)
             cnt['n'] += 1
             cnt['skewed'] += bool(info.get('skewed'))
+            cnt['split'] += bool(info.get('split'))
             if a.verbose:
-                print('seed %d: %s %s' % (seed, text.split('\n')[0][2:],
-                                         'skewed' if info.get('skewed') else '-'), flush=True)
+                print('seed %d: %s %s %s' % (seed, text.split('\n')[0][2:],
+                                         'skewed' if info.get('skewed') else '-',
+                                         'split' if info.get('split') else '-'), flush=True)
             if fails:
                 cnt['bad'] += 1
                 print('FAIL seed %d: %s' % (seed, '; '.join(fails)), flush=True)
@@ -476,7 +497,7 @@ def main():
                     os.unlink(x)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print('skewdiff: %d programs, %d skewed, %d failed' % (cnt['n'], cnt['skewed'], cnt['bad']))
+    print('skewdiff: %d programs, %d skewed, %d split, %d failed' % (cnt['n'], cnt['skewed'], cnt['split'], cnt['bad']))
     return 1 if cnt['bad'] else 0
 
 

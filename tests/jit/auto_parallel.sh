@@ -172,21 +172,55 @@ want_opt jam_matvec.uir '    loop i_u 8 unroll {'
 want_opt jam_matvec.uir '      let i = add (mul i_o 8) i_u'
 want_opt jam_matvec.uir '    store acc_x i_u (add (load acc_x i_u) (mul (load A (add (mul i 200) j)) (load x j)))'
 if "$uir" opt "$dir/jam_odd.uir" | grep -q '_o\|_u\|_x'; then bad "uir opt jam_odd.uir: an unroll-and-jam"; else ok; fi
-# time skewing (docs/llvm.md, "Time skewing"): tiles of i skewed by 1 a sweep; a read 5
-# ahead of the sweep before, or a step with its own row, keeps the time loop as written
-want_opt skew_stencil.uir 'loop t_k 5 {'
-want_opt skew_stencil.uir '  let i_lo1 = (max 0 (min 262142 (sub (mul t_k 65535) (add (mul 2 t) 1))))'
-want_opt skew_stencil.uir '  loop i_s (sub i_hi1 i_lo1) {'
-want_opt skew_stencil.uir '    let i = add i_s i_lo1'
-for f in skew_far_read skew_time_offset; do want_not_opt $f.uir '_k\|_lo' 'a time skew'; done
-# ... on one thread; with more, sweeps that run on the pool stay as written, each on the pool
-# (here every independent loop is worth it: UIR_AUTO_PARALLEL_WORK=0)
-out1=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 1 "$dir/skew_stencil.uir")
+# time skewing (docs/llvm.md, "Time skewing"), on one thread: tiles of i skewed by 1 a
+# sweep; a read 5 ahead of the sweep before, or a step with its own row, keeps the time
+# loop as written
+want_opt1() { # FILE LINE: uir opt --threads 1 FILE has LINE
+	if "$uir" opt --threads 1 "$dir/$1" | grep -qxF -- "$2"; then ok; else bad "uir opt --threads 1 $1 lacks '$2'"; fi
+}
+want_opt1 skew_stencil.uir 'loop t_k 5 {'
+want_opt1 skew_stencil.uir '  let i_lo1 = (max 0 (min 262142 (sub (mul t_k 65535) (add (mul 2 t) 1))))'
+want_opt1 skew_stencil.uir '  loop i_s (sub i_hi1 i_lo1) {'
+want_opt1 skew_stencil.uir '    let i = add i_s i_lo1'
+want_opt1 skew_inplace.uir 'loop t_k 5 {'
+for f in skew_far_read skew_time_offset; do
+	for n in 1 2; do
+		"$uir" opt --threads $n "$dir/$f.uir" | grep -q '_k\|_lo' && bad "uir opt --threads $n $f.uir: a time skew" || ok
+	done
+done
+# ... on more threads, split tiling (docs/llvm.md, "Split tiling"): the tiles on the pool,
+# shrinking by 1 a sweep on either side, a multiple of the threads; then the triangles
+# between them, on the pool too; the text checks (its `thread` loops race-free) and gives
+# the bits of the loops as written. In place (each sweep's iterations depend on each
+# other), the skew on one thread instead, even with the sweeps worth the pool.
 out2=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 2 "$dir/skew_stencil.uir")
-printf '%s\n' "$out1" | grep -qxF 'loop t_k 5 {' && ok || bad "uir opt --threads 1 skew_stencil.uir: no skew"
-printf '%s\n' "$out2" | grep -q '_k\|_lo' && bad "uir opt --threads 2 skew_stencil.uir: a time skew" || ok
-[ "$(printf '%s\n' "$out2" | grep -cxF '  loop i 262142 thread {')" = 2 ] && ok ||
-	bad "uir opt --threads 2 skew_stencil.uir: the sweeps not on the pool"
+for line in 'loop t_k 6 thread {' '  let i_lo1 = (max 0 (add (sub (mul t_k 43693) 8) (add (mul 2 t) 1)))' \
+	'  let i_hi1 = (min 262142 (sub (sub (mul (add t_k 1) 43693) 8) (add (mul 2 t) 1)))' 'loop t_k 5 thread {' \
+	'  let i_lo0 = (sub (sub (mul (add t_k 1) 43693) 8) (add (mul 2 t) 0))' \
+	'  let i_hi0 = (min 262142 (add (sub (mul (add t_k 1) 43693) 8) (add (mul 2 t) 0)))'; do
+	printf '%s\n' "$out2" | grep -qxF -- "$line" && ok || bad "uir opt --threads 2 skew_stencil.uir lacks '$line'"
+done
+"$uir" opt --threads 4 "$dir/skew_stencil.uir" | grep -qxF 'loop t_k 8 thread {' && ok ||
+	bad "uir opt --threads 4 skew_stencil.uir: not 8 tiles"
+# bands of 7 steps, the last one under an `if` (13 steps)
+out2b=$("$uir" opt --threads 2 "$dir/split_bands.uir")
+for line in 'loop t_b 2 {' 'loop t_t 7 {' '  let t = add (mul t_b 7) t_t' '  if (lt t 13) {' \
+	'  let i_lo1 = (max 0 (add (sub (mul t_k 47) 14) (add (mul 2 t_t) 1)))'; do
+	printf '%s\n' "$out2b" | grep -qxF -- "$line" && ok || bad "uir opt --threads 2 split_bands.uir lacks '$line'"
+done
+for f in skew_stencil split_bands; do
+	"$uir" opt --threads 2 "$dir/$f.uir" > "$tmp/split.uir"
+	"$uir" check "$tmp/split.uir" >/dev/null 2>&1 && ok || bad "uir opt --threads 2 $f.uir: its text does not check"
+	want=$("$uir" run --no-opt --threads 1 --hash "$dir/$f.uir")
+	for n in 1 2 3; do
+		[ "$("$uir" run --threads $n --hash "$tmp/split.uir")" = "$want" ] && ok ||
+			bad "uir opt --threads 2 $f.uir: its text at $n threads is not the loops as written"
+	done
+done
+out2=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 2 "$dir/skew_inplace.uir")
+printf '%s\n' "$out2" | grep -qxF 'loop t_k 5 {' && ok || bad "uir opt --threads 2 skew_inplace.uir: no skew"
+printf '%s\n' "$out2" | grep -q ' thread {' && bad "uir opt --threads 2 skew_inplace.uir: a loop on the pool" || ok
+out2=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 2 "$dir/skew_stencil.uir")
 out3=$(UIR_THREADS=2 UIR_AUTO_PARALLEL_WORK=0 "$uir" opt "$dir/skew_stencil.uir")
 [ "$out3" = "$out2" ] && ok || bad "uir opt with UIR_THREADS=2 is not uir opt --threads 2"
 for f in acc_carried acc_if acc_outer_read; do

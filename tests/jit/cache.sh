@@ -67,5 +67,19 @@ grep -qx 'uir answer 1 0' "$tmp"/cache/opt/* && ok || bad "a damaged answer was 
 for f in "$tmp"/cache/opt/*; do echo 'uir answer 1 -1' >"$f"; done # the kept verdict decides
 "$uir" opt "$prog" >"$tmp/opt1" 2>&1
 grep -q 'loop t_k' "$tmp/opt1" && bad "uir opt skewed although the answer kept says no" || ok
+# split tiling's verdict, on two threads (docs/llvm.md, "Split tiling"): kept the same way
+UIR_THREADS=2
+rm -rf "$tmp/cache"
+UIR_CACHE=0 "$uir" opt "$prog" >"$tmp/opt0" 2>&1
+grep -q 'loop t_k .* thread {' "$tmp/opt0" && ok || bad "uir opt skew_stencil.uir, two threads: no split"
+run_as miss
+[ "$(answers)" = 1 ] && grep -qx 'uir answer 1 0' "$tmp"/cache/opt/* && ok ||
+	bad "after the first run on two threads: $(answers) answers, $(cat "$tmp"/cache/opt/*)"
+"$uir" opt "$prog" >"$tmp/opt1" 2>&1
+cmp -s "$tmp/opt0" "$tmp/opt1" && ok || bad "uir opt with the split's answer kept prints another text"
+for f in "$tmp"/cache/opt/*; do echo 'uir answer 1 -1' >"$f"; done
+"$uir" opt "$prog" >"$tmp/opt1" 2>&1
+grep -q ' thread {' "$tmp/opt1" && bad "uir opt split although the answer kept says no" || ok
+grep -q 'loop t_k' "$tmp/opt1" && ok || bad "uir opt with the split refused: no skew on one thread"
 echo "code cache: $pass passed, $fail failed"
 [ "$fail" = 0 ]
