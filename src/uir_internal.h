@@ -213,6 +213,7 @@ struct Mem {
 	bool stored;             /* the program stores into it (a store or an atomic) */
 	bool read_by_check;      /* the exact analysis used its values (docs/language.md 7.6.2) */
 	const void *check_data;  /* the values the checker reads (NULL: its INIT): run --input */
+	bool replaced;           /* with UirProgram.inits_stand: run --input gives its values */
 };
 
 typedef enum { ST_BUFFER, ST_ALLOC, ST_LET, ST_STORE, ST_ATOMIC, ST_LOOP, ST_IF } StmtKind;
@@ -371,6 +372,9 @@ struct UirProgram {
 	                        * LLVM lowering asks for the widest vectors (llvm/lower.c) */
 	bool opt_no_cache;     /* the loop optimiser neither reads nor keeps verdicts in the
 	                        * answer cache (opt/answer_cache.c; `run --no-cache`) */
+	bool inits_stand;      /* the check is for a run (or `uir opt`) that starts every buffer
+	                        * from its INIT but those marked Mem.replaced: the range analysis
+	                        * may read the INITs of memories never stored (check/ranges.c) */
 	int opt_threads;       /* the threads the loop optimiser plans for (a time skew runs on
 	                        * one: opt/skew.c); 0: uir_cpus() */
 	struct Footprint *footprint;     /* set while uir_check_footprint() checks: races.c records

@@ -13,8 +13,10 @@
  * range; inside the branches of an `if` the names its condition compares are narrowed
  * (`if (lt x 300)` gives x <= 299 in the then-branch, x >= 300 in the else-branch). Each
  * op's interval follows the op's definition in docs/language.md, its wrapping included:
- * a result whose exact value may leave its type's range gets the whole range. Loads and
- * everything that is not a small scalar integer claim nothing beyond their type.
+ * a result whose exact value may leave its type's range gets the whole range. A load claims
+ * nothing beyond its type, but in a run whose INITs stand (UirProgram.inits_stand) one from
+ * a buffer never stored and not replaced by --input, which has its INIT's values
+ * (init_range()); everything that is not a small scalar integer claims nothing.
  *
  * An access inside loops that the intervals do not show in bounds is then asked of ISL
  * (check/conflict_isl.c), when its offset is quasi-affine in the loop indices and loads
@@ -22,7 +24,8 @@
  * `loop jj (sub N i) { let j = add jj i ... }`, has j < N (at most RANGE_ISL_QUESTIONS
  * questions a program, under the checker's ISL operation budget).
  *
- * The analysis only proves: a fact is set only when it holds on every run, for every input.
+ * The analysis only proves: a fact is set only when it holds on every run, for every input
+ * the run can be given.
  * One pass over the tree, an undo list for the narrowed names: linear in the program.
  */
 #include "uir_internal.h"
@@ -294,6 +297,39 @@ static Range op_range(const Expr *e, const Range *a, bool *nowrap)
 
 typedef struct Undo { int slot; Range r; } Undo;
 
+/* The values a load of M may give: those of its INIT, when the check is for a run whose
+ * INITs stand (UirProgram.inits_stand: `run`, `uir opt`), M is a buffer the program never
+ * stores and no --input replaces it -- `zeros`, `fill V`, `iota`, `random SEED LO HI` (--seed
+ * draws in the same range); else its type's. */
+static Range init_range(const UirProgram *p, const Mem *m)
+{
+	Range full = range_full(m->ty);
+	if (!full.known || !p->inits_stand || m->is_alloc || m->stored || m->replaced)
+		return full;
+	switch (m->init) {
+	case INIT_ZEROS:
+		return (Range){ 0, 0, true };
+	case INIT_FILL: {
+		const Expr *v = m->fill;
+		if (!v || v->kind != EX_LIT || v->ty != m->ty)
+			return full;
+		int64_t x = m->ty == UIR_BOOL ? v->val.u != 0 : type_is_signed(m->ty) ? v->val.i : (int64_t)v->val.u;
+		return range_within((Range){ x, x, true }, full.lo, full.hi) ? (Range){ x, x, true } : full;
+	}
+	case INIT_IOTA:
+		return m->size - 1 <= full.hi ? (Range){ 0, m->size - 1, true } : full;
+	case INIT_RANDOM: {
+		if (!m->has_range || m->rwidth == 0 || m->rwidth > (uint64_t)(full.hi - full.lo))
+			return full;
+		int64_t lo = type_is_signed(m->ty) ? (int64_t)m->rlo : (int64_t)(uint64_t)m->rlo;
+		int64_t hi = lo + (int64_t)m->rwidth - 1;
+		return lo >= full.lo && hi <= full.hi ? (Range){ lo, hi, true } : full;
+	}
+	default:
+		return full;
+	}
+}
+
 typedef struct RangeCtx {
 	UirProgram *p;
 	Range *env;      /* by Sym.slot: the range of each let and loop index in scope */
@@ -328,8 +364,11 @@ static Range expr_range(RangeCtx *c, Expr *e)
 		if (i < 3)
 			a[i] = r;
 	}
-	if (e->op == OP_LOAD)
+	if (e->op == OP_LOAD) {
 		e->in_bounds = range_within(a[0], 0, e->mem->size - e->width);
+		if (e->lanes == 1 && e->nargs == 1)
+			return init_range(c->p, e->mem);
+	}
 	return op_range(e, a, &e->nowrap);
 }
 

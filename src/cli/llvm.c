@@ -117,6 +117,9 @@ static int prepare(const LlvmArgs *a, const char *cmd, const UirLlvmApi **api, U
 	*p = uir_load(a->file, stderr);
 	if (!*p)
 		return UIR_EXIT_ERROR;
+	/* `llvm` prints what a run without --input compiles: the INITs stand; the caller of
+	 * `compile`'s object passes any values (docs/analysis.md, "Value ranges") */
+	(*p)->inits_stand = !strcmp(cmd, "llvm");
 	if (uir_check(*p, 0, stderr) != 0)
 		return UIR_EXIT_ERROR;
 	*api = uir_llvm_load(NULL);

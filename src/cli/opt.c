@@ -47,6 +47,7 @@ int cmd_opt(int argc, char **argv)
 	UirProgram *p = uir_load(argv[optind], stderr);
 	if (!p)
 		return UIR_EXIT_ERROR;
+	p->inits_stand = true; /* as a run without --input (docs/analysis.md, "Value ranges") */
 	if (uir_check(p, 0, stderr)) {
 		uir_free(p);
 		return UIR_EXIT_ERROR;

@@ -18,6 +18,14 @@ int runprog_names(const UirProgram *p, const RunPlan *plan)
 
 int runprog_check(UirProgram *p, const RunPlan *plan)
 {
+	/* the buffers start from their INITs, but those the inputs replace (--seed keeps each
+	 * random range): the range analysis may read them (docs/analysis.md) */
+	p->inits_stand = true;
+	for (int i = 0; i < plan->ninputs; i++) {
+		int b = buffers_find(p, plan->inputs[i].name);
+		if (b >= 0)
+			p->bufs[b]->replaced = true;
+	}
 	int n = plan->racecheck ? race_check_program(p, p->err) : uir_check(p, 0, p->err);
 	return n ? UIR_EXIT_ERROR : -1;
 }

@@ -1293,8 +1293,11 @@ static UirProgram *rewrite_once(UirProgram *p, Out *o)
 	FILE *err = open_memstream(&diag_text, &diag_len);
 	UirProgram *q = err ? uir_load_text(p->path, o->s, o->n, err) : NULL;
 	if (q) {
-		for (int i = 0; i < p->nbufs && i < q->nbufs; i++)
+		q->inits_stand = p->inits_stand;
+		for (int i = 0; i < p->nbufs && i < q->nbufs; i++) {
 			q->bufs[i]->check_data = p->bufs[i]->check_data;
+			q->bufs[i]->replaced = p->bufs[i]->replaced;
+		}
 		mark_proven(q, o, q->top);
 		if (uir_check(q, 0, err) != 0) {
 			uir_free(q);

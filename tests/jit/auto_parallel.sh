@@ -64,6 +64,26 @@ oobs() { "$uir" llvm -O0 "$dir/$1" 2>/dev/null | awk -v fn="@e.$2(" 'index($0, "
 tests=$("$uir" llvm -O0 "$dir/block_check_written_fault.uir" 2>/dev/null | grep -c '^define internal .*@e\.test(')
 if [ "$(oobs block_check_gather.uir iter)" = 3 ] && [ "$(oobs block_check_gather.uir iter.ahead)" = 0 ] && [ "$tests" = 0 ]; then ok
 else bad "block checks: $(oobs block_check_gather.uir iter) and $(oobs block_check_gather.uir iter.ahead) checks in e.iter and e.iter.ahead, $tests tests of block_check_written_fault.uir; want 3, 0, 0"; fi
+# offsets loaded from INITs that bound them (docs/analysis.md, "Value ranges"): no check in
+# what run compiles (`uir llvm`), checks in an object (`uir compile`: its caller passes
+# any values); with --input, the values are the file's and checked: the interpreter's fault
+n_run=$("$uir" llvm -O0 "$dir/init_range.uir" 2>/dev/null | grep -c '^oob')
+"$uir" compile --emit llvm -o "$tmp/init_range.ll" "$dir/init_range.uir" 2>/dev/null
+n_obj=$(grep -c '^ok' "$tmp/init_range.ll")
+[ "$n_run" = 0 ] && [ "$n_obj" -gt 0 ] && ok || bad "init_range.uir: $n_run checks in uir llvm (want 0), $n_obj in uir compile (want some)"
+printf 'buffer x i32 1000 = fill 1000\nbuffer y i32 1000 = random 9 -5 10\n' >"$tmp/mk.uir"
+rm -rf "$tmp/dump"
+"$uir" run --dump "$tmp/dump" "$tmp/mk.uir" >/dev/null 2>&1
+for in in y x; do
+	"$uir" run --engine interp --hash --input x="$tmp/dump/$in.npy" "$dir/init_range.uir" >"$tmp/ref" 2>&1
+	rrc=$?
+	for t in 1 2; do
+		"$uir" run --engine jit --threads $t --hash --input x="$tmp/dump/$in.npy" "$dir/init_range.uir" >"$tmp/got" 2>&1
+		grc=$?
+		if [ "$rrc" = "$grc" ] && cmp -s "$tmp/ref" "$tmp/got"; then ok; else bad "init_range.uir --input x=$in.npy --threads $t: exit $grc, not the interpreter's $rrc"; fi
+	done
+done
+grep -q 'error\[E0601\]' "$tmp/ref" && ok || bad "init_range.uir --input x=x.npy (1000 everywhere): the interpreter did not fault"
 # `uir opt FILE` checks and runs as FILE does (FILE's own output, or its error)
 opt_same() {
 	"$uir" run --engine interp "$1" >"$tmp/ref" 2>/dev/null

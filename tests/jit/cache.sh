@@ -10,7 +10,7 @@
 uir=${1:?usage: cache.sh UIR SRCROOT}
 root=${2:?usage: cache.sh UIR SRCROOT}
 . "$root/tests/cli/expect.sh"
-prog=$root/tests/jit/parallel/atomic_copies.uir # loaded offsets: checked unless --no-bounds-check
+prog=$root/tests/jit/parallel/block_check_gather.uir # loaded offsets: checked unless --no-bounds-check
 UIR_CACHE_DIR=$tmp/cache
 export UIR_CACHE_DIR
 unset UIR_CACHE
