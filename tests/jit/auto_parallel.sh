@@ -64,6 +64,12 @@ oobs() { "$uir" llvm -O0 "$dir/$1" 2>/dev/null | awk -v fn="@e.$2(" 'index($0, "
 tests=$("$uir" llvm -O0 "$dir/block_check_written_fault.uir" 2>/dev/null | grep -c '^define internal .*@e\.test(')
 if [ "$(oobs block_check_gather.uir iter)" = 3 ] && [ "$(oobs block_check_gather.uir iter.ahead)" = 0 ] && [ "$tests" = 0 ]; then ok
 else bad "block checks: $(oobs block_check_gather.uir iter) and $(oobs block_check_gather.uir iter.ahead) checks in e.iter and e.iter.ahead, $tests tests of block_check_written_fault.uir; want 3, 0, 0"; fi
+# no gather instructions (docs/llvm.md, "Optimisation and code generation"): the jammed
+# rows of a mat-vec, which the SLP vectoriser would load by gathers, load lane by lane
+for f in jam_matvec; do
+	n=$("$uir" llvm "$dir/$f.uir" 2>/dev/null | grep -c 'llvm.masked.gather')
+	[ "$n" = 0 ] && ok || bad "uir llvm $f.uir: $n gathers, want 0"
+done
 # offsets loaded from INITs that bound them (docs/analysis.md, "Value ranges"): no check in
 # what run compiles (`uir llvm`), checks in an object (`uir compile`: its caller passes
 # any values); with --input, the values are the file's and checked: the interpreter's fault
