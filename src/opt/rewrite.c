@@ -684,6 +684,41 @@ static void rows_loop(Out *o, const Stmt *i, const char *io, const char *iu, con
 	free(x.v);
 }
 
+/* The first and the last-plus-one value of sweep SW's index (the S-th of M) in a part of
+ * time loop T, as text (skew_loop(), split_phase()). */
+typedef struct Edges {
+	const char *lo, *hi;
+} Edges;
+typedef Edges (*EdgeFn)(UirProgram *p, const Stmt *t, const Stmt *sw, int s, int m, const void *ctx);
+
+/* Writes the sweeps of time loop T from after its header to its closing brace, each over
+ * its part, `let i_loS = LO  let i_hiS = HI  loop i_s (sub i_hiS i_loS) { let i = add i_s
+ * i_loS  BODY }`, LO and HI from EDGE (check/ranges.c then shows i within [LO, HI), so the
+ * body's accesses stay proven in bounds). */
+static void sweeps_in_part(Out *o, const Stmt *t, EdgeFn edge, const void *ctx)
+{
+	UirProgram *p = o->p;
+	Span ts = loop_span(p, t);
+	int m = 0;
+	for (const Stmt *sw = t->body; sw; sw = sw->next)
+		m++;
+	size_t from = ts.hdr_end;
+	int s = 0;
+	for (const Stmt *sw = t->body; sw; sw = sw->next, s++) {
+		Span ss = loop_span(p, sw);
+		copy(o, from, ss.ls);         /* what stands between the sweeps */
+		const char *v = sw->sym->name, *sind = line_indent(p, ss.at), *is = new_name(p, v, "s", NULL, 0);
+		const char *lo = new_name(p, v, fmt_str(&p->arena, "lo%d", s), NULL, 0);
+		const char *hi = new_name(p, v, fmt_str(&p->arena, "hi%d", s), NULL, 0);
+		Edges e = edge(p, t, sw, s, m, ctx);
+		gen(o, fmt_str(&p->arena, "%slet %s = %s\n%slet %s = %s\n%sloop %s (sub %s %s) {\n%s  let %s = add %s %s\n",
+			       sind, lo, e.lo, sind, hi, e.hi, sind, is, hi, lo, sind, v, is, lo), ss.at);
+		copy(o, ss.hdr_end, ss.end);  /* the sweep's body and its } */
+		from = ss.end;
+	}
+	copy(o, from, ts.cb + 1);         /* } of loop t */
+}
+
 /* The first value of sweep SW's index (N iterations, step S of M a time step, skew C) in
  * tile TK of width W of time loop T: clamp(TK * W - C * (M * t + S), 0, N), as text;
  * NEXT: of tile TK + 1 (opt/skew.c). */
@@ -696,36 +731,22 @@ static const char *skew_edge(UirProgram *p, const Stmt *t, const Stmt *sw, const
 	return fmt_str(&p->arena, "(max 0 (min %lld %s))", (long long)sw->bound_lit, at);
 }
 
+static Edges skew_edges(UirProgram *p, const Stmt *t, const Stmt *sw, int s, int m, const void *tk)
+{
+	return (Edges){ skew_edge(p, t, sw, tk, s, m, false), skew_edge(p, t, sw, tk, s, m, true) };
+}
+
 /* Writes time loop T, whose body is sweeps, by time skewing (opt/skew.c): TK over the
- * tiles outside T, each sweep over its part of the tile as `let i_loS = LO  let i_hiS = HI
- * loop i_s (sub i_hiS i_loS) { let i = add i_s i_loS  BODY }` (check/ranges.c then shows
- * i within [LO, HI), so the body's accesses stay proven in bounds). */
+ * tiles outside T, each sweep over its part of the tile (sweeps_in_part()). */
 static void skew_loop(Out *o, const Stmt *t, const char *tk)
 {
 	UirProgram *p = o->p;
 	Span ts = loop_span(p, t);
 	const char *ind = line_indent(p, ts.at);
-	int m = 0;
-	for (const Stmt *sw = t->body; sw; sw = sw->next)
-		m++;
 	mark_here(&o->fixed, &o->nfixed, o);
 	gen(o, fmt_str(&p->arena, "loop %s %lld {\n%s", tk, (long long)t->opt_skew_tiles, ind), ts.at);
 	copy(o, ts.at, ts.hdr_end);       /* loop t T { */
-	size_t from = ts.hdr_end;
-	int s = 0;
-	for (const Stmt *sw = t->body; sw; sw = sw->next, s++) {
-		Span ss = loop_span(p, sw);
-		copy(o, from, ss.ls);         /* what stands between the sweeps */
-		const char *v = sw->sym->name, *sind = line_indent(p, ss.at), *is = new_name(p, v, "s", NULL, 0);
-		const char *lo = new_name(p, v, fmt_str(&p->arena, "lo%d", s), NULL, 0);
-		const char *hi = new_name(p, v, fmt_str(&p->arena, "hi%d", s), NULL, 0);
-		gen(o, fmt_str(&p->arena, "%slet %s = %s\n%slet %s = %s\n%sloop %s (sub %s %s) {\n%s  let %s = add %s %s\n",
-			       sind, lo, skew_edge(p, t, sw, tk, s, m, false), sind, hi, skew_edge(p, t, sw, tk, s, m, true),
-			       sind, is, hi, lo, sind, v, is, lo), ss.at);
-		copy(o, ss.hdr_end, ss.end);  /* the sweep's body and its } */
-		from = ss.end;
-	}
-	copy(o, from, ts.cb + 1);         /* } of loop t */
+	sweeps_in_part(o, t, skew_edges, tk);
 	gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
 }
 
@@ -748,6 +769,19 @@ static const char *split_edge(UirProgram *p, const Stmt *t, const Stmt *sw, cons
 	       : clamp > 0 ? fmt_str(&p->arena, "(min %lld %s)", (long long)sw->bound_lit, e) : e;
 }
 
+typedef struct SplitPart {
+	const char *tk, *tv; /* the tile loop's index, the local step's name */
+	bool triangles;
+} SplitPart;
+
+/* A tile shrinks by C a sweep on either side; a triangle grows as much. */
+static Edges split_edges(UirProgram *p, const Stmt *t, const Stmt *sw, int s, int m, const void *ctx)
+{
+	const SplitPart *x = ctx;
+	return (Edges){ split_edge(p, t, sw, x->tk, x->tv, s, m, x->triangles, x->triangles ? -1 : 1, x->triangles ? 0 : -1),
+			split_edge(p, t, sw, x->tk, x->tv, s, m, true, x->triangles ? 1 : -1, 1) };
+}
+
 /* Writes one phase of split tiling (opt/skew.c) of time loop T: TRIANGLES, the triangles
  * between the tiles, else the tiles, as a `thread` loop TK whose iterations each run the
  * band's steps (the time loop itself when NB is 1, else TT over the band's steps of band
@@ -761,9 +795,6 @@ static void split_phase(Out *o, const Stmt *t, const char *tk, const char *tb, c
 	const char *ind = line_indent(p, ts.at), *tv = nb > 1 ? tt : t->sym->name;
 	int64_t band = t->opt_split, n = t->opt_skew_tiles - (triangles ? 1 : 0);
 	bool guard = nb * band != t->bound_lit;
-	int m = 0;
-	for (const Stmt *sw = t->body; sw; sw = sw->next)
-		m++;
 	mark_here(&o->proven, &o->nproven, o);
 	mark_here(&o->fixed, &o->nfixed, o);
 	gen(o, fmt_str(&p->arena, "loop %s %lld thread {\n%s", tk, (long long)n, ind), ts.at);
@@ -773,23 +804,8 @@ static void split_phase(Out *o, const Stmt *t, const char *tk, const char *tb, c
 				       t->sym->name, (long long)t->bound_lit) : ""), ts.at);
 	else
 		copy(o, ts.at, ts.hdr_end); /* loop t T { */
-	size_t from = ts.hdr_end;
-	int s = 0;
-	for (const Stmt *sw = t->body; sw; sw = sw->next, s++) {
-		Span ss = loop_span(p, sw);
-		copy(o, from, ss.ls);         /* what stands between the sweeps */
-		const char *v = sw->sym->name, *sind = line_indent(p, ss.at), *is = new_name(p, v, "s", NULL, 0);
-		const char *lo = new_name(p, v, fmt_str(&p->arena, "lo%d", s), NULL, 0);
-		const char *hi = new_name(p, v, fmt_str(&p->arena, "hi%d", s), NULL, 0);
-		/* a tile shrinks by C a sweep on either side; a triangle grows as much */
-		const char *elo = split_edge(p, t, sw, tk, tv, s, m, triangles, triangles ? -1 : 1, triangles ? 0 : -1);
-		const char *ehi = split_edge(p, t, sw, tk, tv, s, m, true, triangles ? 1 : -1, 1);
-		gen(o, fmt_str(&p->arena, "%slet %s = %s\n%slet %s = %s\n%sloop %s (sub %s %s) {\n%s  let %s = add %s %s\n",
-			       sind, lo, elo, sind, hi, ehi, sind, is, hi, lo, sind, v, is, lo), ss.at);
-		copy(o, ss.hdr_end, ss.end);  /* the sweep's body and its } */
-		from = ss.end;
-	}
-	copy(o, from, ts.cb + 1);         /* } of loop t */
+	SplitPart part = { tk, tv, triangles };
+	sweeps_in_part(o, t, split_edges, &part);
 	if (guard)
 		gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
 	gen(o, fmt_str(&p->arena, "\n%s}", ind), ts.cb);
