@@ -1241,17 +1241,22 @@ static void remap_stmts(const Remap *r, Stmt *s)
 	}
 }
 
-/* Marks the loops of S that stand at one of O's fixed places (Stmt.opt_fixed). */
-static void mark_fixed(UirProgram *q, const Out *o, Stmt *s)
+/* Marks the loops of S that stand at one of the N places AT of Q's text: opt_proven (of a
+ * `thread` loop) with PROVEN, else opt_fixed. */
+static void mark_loops(UirProgram *q, const size_t *at, int n, Stmt *s, bool proven)
 {
 	for (; s; s = s->next) {
-		if (s->kind == ST_LOOP)
-			for (int k = 0; k < o->nfixed; k++)
-				if (pos(q, s->loc) == o->fixed[k])
-					s->opt_fixed = true;
-		mark_fixed(q, o, s->body);
-		mark_fixed(q, o, s->then_);
-		mark_fixed(q, o, s->else_);
+		if (s->kind == ST_LOOP && (!proven || s->axis == AX_THREAD))
+			for (int k = 0; k < n; k++)
+				if (pos(q, s->loc) == at[k]) {
+					if (proven)
+						s->opt_proven = true;
+					else
+						s->opt_fixed = true;
+				}
+		mark_loops(q, at, n, s->body, proven);
+		mark_loops(q, at, n, s->then_, proven);
+		mark_loops(q, at, n, s->else_, proven);
 	}
 }
 
@@ -1287,20 +1292,6 @@ static bool clear_rewrites(Stmt *s, bool keep_rows)
 
 /* Optimised program P's rewrite, its text and pieces in O: a new checked program, or NULL
  * when that text does not check (a bug: UIR_OPT_DEBUG=1 prints why). */
-/* Marks the `thread` loops of Q (the text of O) that the optimiser proved (opt_proven). */
-static void mark_proven(UirProgram *q, const Out *o, Stmt *s)
-{
-	for (; s; s = s->next) {
-		if (s->kind == ST_LOOP && s->axis == AX_THREAD)
-			for (int k = 0; k < o->nproven; k++)
-				if (pos(q, s->loc) == o->proven[k])
-					s->opt_proven = true;
-		mark_proven(q, o, s->body);
-		mark_proven(q, o, s->then_);
-		mark_proven(q, o, s->else_);
-	}
-}
-
 static UirProgram *rewrite_once(UirProgram *p, Out *o)
 {
 	build(o, false);
@@ -1314,7 +1305,7 @@ static UirProgram *rewrite_once(UirProgram *p, Out *o)
 			q->bufs[i]->check_data = p->bufs[i]->check_data;
 			q->bufs[i]->replaced = p->bufs[i]->replaced;
 		}
-		mark_proven(q, o, q->top);
+		mark_loops(q, o->proven, o->nproven, q->top, true);
 		if (uir_check(q, 0, err) != 0) {
 			uir_free(q);
 			q = NULL;
@@ -1379,7 +1370,7 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 	}
 	q->opt_no_rewrite = true;
 	q->opt_rows = o.nfixed == 0; /* (a time skew's tiles are marked in Q alone) */
-	mark_fixed(q, &o, q->top);
+	mark_loops(q, o.fixed, o.nfixed, q->top, false);
 	opt_program(q);
 	q->opt_rewrites = false;
 	/* one more rewrite, for the row jam alone: the rows of the loops that the first one
