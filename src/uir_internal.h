@@ -293,8 +293,10 @@ struct Stmt {
 	                         * opt/rewrite.c); 0: not */
 	int64_t opt_skew_width, opt_skew_tiles; /* ... the tiles' width and number */
 	int64_t opt_split;      /* with opt_skew: split tiling instead, bands of this many time
-	                         * steps, each over opt_skew_tiles tiles on the pool, then the
-	                         * triangles between them (opt/skew.c); 0: the skew */
+	                         * steps, each over opt_split_tiles tiles of opt_split_width on
+	                         * the pool, then the triangles between them (opt/skew.c); 0: the
+	                         * skew (also the fallback where the split's text does not check) */
+	int64_t opt_split_width, opt_split_tiles;
 	bool opt_fixed;         /* the loop over a time skew's tiles, in the rewritten program:
 	                         * it and the loops in it run as written (no decision) */
 	bool opt_proven;        /* a `thread` loop of the rewritten program whose iterations the

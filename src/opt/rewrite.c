@@ -761,8 +761,8 @@ static const char *split_edge(UirProgram *p, const Stmt *t, const Stmt *sw, cons
 {
 	int c = t->opt_skew - 1;
 	long long off = (long long)c * m * t->opt_split;
-	const char *tile = next ? fmt_str(&p->arena, "(mul (add %s 1) %lld)", tk, (long long)t->opt_skew_width)
-				: fmt_str(&p->arena, "(mul %s %lld)", tk, (long long)t->opt_skew_width);
+	const char *tile = next ? fmt_str(&p->arena, "(mul (add %s 1) %lld)", tk, (long long)t->opt_split_width)
+				: fmt_str(&p->arena, "(mul %s %lld)", tk, (long long)t->opt_split_width);
 	const char *e = fmt_str(&p->arena, "(%s (sub %s %lld) (add (mul %d %s) %d))", sign > 0 ? "add" : "sub", tile, off,
 				c * m, tv, c * s);
 	return clamp < 0 ? fmt_str(&p->arena, "(max 0 %s)", e)
@@ -793,7 +793,7 @@ static void split_phase(Out *o, const Stmt *t, const char *tk, const char *tb, c
 	UirProgram *p = o->p;
 	Span ts = loop_span(p, t);
 	const char *ind = line_indent(p, ts.at), *tv = nb > 1 ? tt : t->sym->name;
-	int64_t band = t->opt_split, n = t->opt_skew_tiles - (triangles ? 1 : 0);
+	int64_t band = t->opt_split, n = t->opt_split_tiles - (triangles ? 1 : 0);
 	bool guard = nb * band != t->bound_lit;
 	mark_here(&o->proven, &o->nproven, o);
 	mark_here(&o->fixed, &o->nfixed, o);
@@ -1291,8 +1291,9 @@ static bool clear_rewrites(Stmt *s, bool keep_rows)
 }
 
 /* Optimised program P's rewrite, its text and pieces in O: a new checked program, or NULL
- * when that text does not check (a bug: UIR_OPT_DEBUG=1 prints why). */
-static UirProgram *rewrite_once(UirProgram *p, Out *o)
+ * when that text does not check (a bug: UIR_OPT_DEBUG=1 prints why, with REPORT; without,
+ * the text holds a split, which may not check: opt_rewrite() then skews instead). */
+static UirProgram *rewrite_once(UirProgram *p, Out *o, bool report)
 {
 	build(o, false);
 	char *diag_text = NULL;
@@ -1305,16 +1306,28 @@ static UirProgram *rewrite_once(UirProgram *p, Out *o)
 			q->bufs[i]->check_data = p->bufs[i]->check_data;
 			q->bufs[i]->replaced = p->bufs[i]->replaced;
 		}
-		mark_loops(q, o->proven, o->nproven, q->top, true);
-		if (uir_check(q, 0, err) != 0) {
+		/* the `thread` loops of a split, which the optimiser proved, are checked once:
+		 * the verdict of this text is kept in the answer cache (docs/llvm.md, "Split
+		 * tiling") */
+		Hash128 key;
+		int verdict = -1;
+		bool keyed = o->nproven > 0 && answer_key(p, &key, "split text");
+		if (keyed) {
+			cache_hash_add(&key, o->s, o->n);
+			if (answer_get(&key, &verdict) && verdict == 1)
+				mark_loops(q, o->proven, o->nproven, q->top, true);
+		}
+		if (verdict == 0 || uir_check(q, 0, err) != 0) {
 			uir_free(q);
 			q = NULL;
 		}
+		if (keyed && verdict != 1)
+			answer_put(&key, q != NULL);
 	}
 	if (err)
 		fclose(err);
 	const char *dbg = getenv("UIR_OPT_DEBUG");
-	if (!q && dbg && *dbg == '1')
+	if (!q && report && dbg && *dbg == '1')
 		fprintf(stderr, "uir: the optimiser's rewrite of %s does not check; it runs as written:\n%s\n%s", p->path,
 			diag_text ? diag_text : "", o->s ? o->s : "");
 	free(diag_text);
@@ -1344,6 +1357,32 @@ static void locate(UirProgram *p, UirProgram *q, const Out *o)
 	q->nlines = 0;
 }
 
+/* Whether a loop of S is to be split (Stmt.opt_split). */
+static bool has_split(const Stmt *s)
+{
+	for (; s; s = s->next)
+		if ((s->kind == ST_LOOP && s->opt_split) || has_split(s->body) || has_split(s->then_) || has_split(s->else_))
+			return true;
+	return false;
+}
+
+/* Turns every split of S (Stmt.opt_split) into its fallback, the time skew on one thread,
+ * or no rewrite where the skew's arithmetic would not fit (opt/skew.c). `uir check` of a split's text can run past ISL's budget where the
+ * optimiser's own question did not (a three-sweep stencil in an outer loop). */
+static void unsplit(Stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->kind == ST_LOOP && s->opt_split) {
+			s->opt_split = 0;
+			if (s->opt_skew_width == 0)
+				s->opt_skew = 0;
+		}
+		unsplit(s->body);
+		unsplit(s->then_);
+		unsplit(s->else_);
+	}
+}
+
 /* Whether a loop of S is to be row-jammed. */
 static bool has_rows(const Stmt *s)
 {
@@ -1360,7 +1399,15 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 		return NULL;
 	Out o = { .p = p };
 	bool wide = has_rows(p->top);
-	UirProgram *q = rewrite_once(p, &o);
+	bool splits = has_split(p->top);
+	UirProgram *q = rewrite_once(p, &o, !splits);
+	if (!q && splits) { /* a split's text that does not check: the skew instead */
+		unsplit(p->top);
+		free(o.s);
+		out_free(&o);
+		o = (Out){ .p = p };
+		q = rewrite_once(p, &o, true);
+	}
 	if (!q) { /* P runs, and `uir opt` prints it, with the decisions that need no rewrite */
 		clear_rewrites(p->top, false);
 		p->opt_rewrites = false;
@@ -1376,7 +1423,7 @@ UirProgram *opt_rewrite(UirProgram *p, bool own_text)
 	/* one more rewrite, for the row jam alone: the rows of the loops that the first one
 	 * expanded or made `thread` */
 	Out o2 = { .p = q };
-	UirProgram *q2 = clear_rewrites(q->top, true) ? rewrite_once(q, &o2) : NULL;
+	UirProgram *q2 = clear_rewrites(q->top, true) ? rewrite_once(q, &o2, true) : NULL;
 	clear_rewrites(q->top, false);
 	if (q2) {
 		q2->opt_no_rewrite = true;

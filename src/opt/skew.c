@@ -299,10 +299,17 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 			cs[ns++] = tries[n];
 	int legal = ns > 0 ? first_legal(&k, t, m, cs, ns, true) : -1;
 	if (legal >= 0) {
-		t->opt_skew = cs[legal] + 1;
+		/* the cone holds for C, so the skew by C does too: its plan is the fallback where
+		 * the split's text does not check (opt/rewrite.c) */
+		int c = cs[legal];
+		int64_t ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
+		bool skew_fits = (ntiles + 1) * w + c * steps < INT32_MAX;
+		t->opt_skew = c + 1;
 		t->opt_split = sp[legal].band;
-		t->opt_skew_width = sp[legal].width;
-		t->opt_skew_tiles = sp[legal].tiles;
+		t->opt_split_width = sp[legal].width;
+		t->opt_split_tiles = sp[legal].tiles;
+		t->opt_skew_width = skew_fits ? w : 0;
+		t->opt_skew_tiles = skew_fits ? ntiles : 0;
 		free(k.v);
 		return true;
 	}

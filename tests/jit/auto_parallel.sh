@@ -243,6 +243,12 @@ for f in skew_stencil split_bands; do
 			bad "uir opt --threads 2 $f.uir: its text at $n threads is not the loops as written"
 	done
 done
+# a split whose text the check cannot prove (ISL's budget): the skew instead, a text
+# that checks
+"$uir" opt --threads 2 "$dir/split_check_budget.uir" >"$tmp/split.uir" 2>"$tmp/err"
+grep -qxF 'loop t_k 7 {' "$tmp/split.uir" && ! grep -q ' thread {' "$tmp/split.uir" && ok ||
+	bad "uir opt --threads 2 split_check_budget.uir: not the skew"
+"$uir" check "$tmp/split.uir" >/dev/null 2>&1 && ok || bad "uir opt --threads 2 split_check_budget.uir: its text does not check"
 out2=$(UIR_AUTO_PARALLEL_WORK=0 "$uir" opt --threads 2 "$dir/skew_inplace.uir")
 printf '%s\n' "$out2" | grep -qxF 'loop t_k 5 {' && ok || bad "uir opt --threads 2 skew_inplace.uir: no skew"
 printf '%s\n' "$out2" | grep -q ' thread {' && bad "uir opt --threads 2 skew_inplace.uir: a loop on the pool" || ok
