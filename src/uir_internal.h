@@ -299,9 +299,10 @@ struct Stmt {
 	int64_t opt_split_width, opt_split_tiles;
 	bool opt_fixed;         /* the loop over a time skew's tiles, in the rewritten program:
 	                         * it and the loops in it run as written (no decision) */
-	bool opt_proven;        /* a `thread` loop of the rewritten program whose iterations the
-	                         * optimiser proved independent (split tiling's tiles): the race
-	                         * check does not ask again (check/races.c) */
+	bool opt_proven;        /* a `thread` loop of a split's rewritten text (opt/skew.c) that
+	                         * the race check proved before, its verdict for that text kept
+	                         * in the answer cache (opt/rewrite.c): not asked again
+	                         * (check/races.c) */
 };
 
 /* What the body of a `thread` or `global` loop uses from outside it (check/captures.c,

@@ -1435,8 +1435,8 @@ static void run_check(UirProgram *p, CheckKind kind, Stmt *root, unsigned flags)
 		const Stmt *l = nd > 1 ? root->dims[i] : root;
 		single &= l->value->kind == EX_LIT && l->bound_lit == 1;
 	}
-	/* a loop the optimiser's rewrite made `thread` after proving its iterations independent
-	 * (split tiling, opt/skew.c) is not asked again */
+	/* a `thread` loop of a split's text that this check proved before (Stmt.opt_proven) is
+	 * not asked again */
 	bool none = !(flags & UIR_CHECK_STRICT) && (single || root->opt_proven);
 	if (none && !p->footprint)
 		return;

@@ -44,7 +44,7 @@ typedef struct Out {
 	int nalias;
 	size_t *fixed;    /* where the new text has the loops over the tiles of a time skew */
 	int nfixed;
-	size_t *proven;   /* where it has `thread` loops the optimiser proved (split tiling) */
+	size_t *proven;   /* where it has the `thread` loops of a split (Stmt.opt_proven) */
 	int nproven;
 } Out;
 
@@ -57,8 +57,8 @@ static void out_free(Out *o)
 	free(o->proven);
 }
 
-/* Notes that the new text has a loop at its end now: over the tiles of a time skew (AT
- * O->fixed), or a `thread` loop the optimiser proved (O->proven). */
+/* Notes that the new text has a loop at its end now, in *AT: O->fixed (the loops over a
+ * time skew's tiles and a split's) or O->proven (a split's `thread` loops). */
 static void mark_here(size_t **at, int *n, const Out *o)
 {
 	*at = xrealloc(*at, (size_t)(*n + 1) * sizeof **at);
@@ -1367,8 +1367,9 @@ static bool has_split(const Stmt *s)
 }
 
 /* Turns every split of S (Stmt.opt_split) into its fallback, the time skew on one thread,
- * or no rewrite where the skew's arithmetic would not fit (opt/skew.c). `uir check` of a split's text can run past ISL's budget where the
- * optimiser's own question did not (a three-sweep stencil in an outer loop). */
+ * or no rewrite where the skew's arithmetic would not fit (opt/skew.c). `uir check` of a
+ * split's text can run past ISL's budget where the optimiser's own question did not (a
+ * three-sweep stencil in an outer loop). */
 static void unsplit(Stmt *s)
 {
 	for (; s; s = s->next) {

@@ -219,19 +219,27 @@ static int first_legal(Sk *k, Stmt *t, int m, const int *cs, int nc, bool cone)
 	return legal;
 }
 
-/* Split tiling's plan for cone C: bands of BAND steps, TILES tiles of WIDTH values of the
- * sweeps' index, a tile's width W near the skew's (so that its band's share of the memories
- * stays in the cache) and at least 3 C B for a band of B sweeps (the triangles of one band
- * then touch no element in common), the tiles a multiple of the THREADS, and the new loops'
- * arithmetic in i32. False when no band of OPT_SPLIT_MIN_SWEEPS sweeps fits. */
+/* The tiles of width W of the skew by C of STEPS sweeps of at most NMAX iterations; 0 when
+ * the new loops' arithmetic would not fit in i32. */
+static int64_t skew_tiles(int64_t nmax, int64_t steps, int c, int64_t w)
+{
+	int64_t ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
+	return (ntiles + 1) * w + c * steps < INT32_MAX ? ntiles : 0;
+}
+
+/* Split tiling's plan for cone C and a time loop of TSTEPS steps of M sweeps: bands of BAND
+ * steps, TILES tiles of WIDTH values of the sweeps' index, a tile's width W near the skew's
+ * (so that its band's share of the memories stays in the cache) and at least 3 C B for a
+ * band of B sweeps (the triangles of one band then touch no element in common), the tiles a
+ * multiple of the THREADS, and the new loops' arithmetic in i32. False when no band of OPT_SPLIT_MIN_SWEEPS sweeps fits. */
 typedef struct Split {
 	int64_t band, width, tiles;
 } Split;
 
-static bool split_plan(int64_t nmax, int64_t steps, int m, int c, int64_t w, int threads, Split *sp)
+static bool split_plan(int64_t nmax, int64_t tsteps, int m, int c, int64_t w, int threads, Split *sp)
 {
 	for (int64_t bmax = w / (3 * (int64_t)c) / m; bmax >= 1; bmax /= 2) {
-		int64_t nb = (steps + bmax - 1) / bmax, band = (steps + nb - 1) / nb;
+		int64_t nb = (tsteps + bmax - 1) / bmax, band = (tsteps + nb - 1) / nb;
 		if (m * band < OPT_SPLIT_MIN_SWEEPS)
 			return false;
 		int64_t off = (int64_t)c * m * band, span = nmax + 2 * off;
@@ -302,14 +310,13 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 		/* the cone holds for C, so the skew by C does too: its plan is the fallback where
 		 * the split's text does not check (opt/rewrite.c) */
 		int c = cs[legal];
-		int64_t ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
-		bool skew_fits = (ntiles + 1) * w + c * steps < INT32_MAX;
+		int64_t ntiles = skew_tiles(nmax, steps, c, w);
 		t->opt_skew = c + 1;
 		t->opt_split = sp[legal].band;
 		t->opt_split_width = sp[legal].width;
 		t->opt_split_tiles = sp[legal].tiles;
-		t->opt_skew_width = skew_fits ? w : 0;
-		t->opt_skew_tiles = skew_fits ? ntiles : 0;
+		t->opt_skew_width = ntiles ? w : 0;
+		t->opt_skew_tiles = ntiles;
 		free(k.v);
 		return true;
 	}
@@ -319,8 +326,8 @@ bool skew_candidate(OptCtx *o, Stmt *t)
 	}
 	for (int n = 0; w > 0 && n < 2; n++) {
 		int c = tries[n];
-		int64_t ntiles = (nmax - 1 + c * (steps - 1)) / w + 1;
-		if ((ntiles + 1) * w + c * steps >= INT32_MAX)
+		int64_t ntiles = skew_tiles(nmax, steps, c, w);
+		if (!ntiles)
 			break;
 		tiles[nc] = ntiles;
 		cs[nc++] = c;
